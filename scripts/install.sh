@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# One install script for every use of the project.
+#   bash scripts/install.sh           runtime only (dashboard, reader, listener)
+#   bash scripts/install.sh --dev     + tests (pytest, hypothesis, Playwright + Debian Chromium) and training
+#   bash scripts/install.sh --art     + real deck artwork (Debian/npm packages) for `referee synth`
+# Idempotent: re-running it only installs what is missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+DEV=0; ART=0
+for a in "$@"; do
+  case "$a" in
+    --dev) DEV=1 ;;
+    --art) ART=1 ;;
+    -h|--help) sed -n 2,6p "$0"; exit 0 ;;
+    *) echo "install.sh: unknown option $a (try --help)" >&2; exit 2 ;;
+  esac
+done
+
+SUDO=""; [[ $(id -u) -ne 0 ]] && SUDO="sudo"
+apt_pkgs=(flite sox)
+(( DEV )) && apt_pkgs+=(chromium fonts-dejavu-core)
+missing=()
+for p in "${apt_pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+if ((${#missing[@]})); then
+  echo "==> apt: installing ${missing[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+PY=${PYTHON:-python3}
+if [[ ! -x .venv/bin/python ]]; then
+  echo "==> creating .venv"
+  "$PY" -m venv .venv
+fi
+extras="."
+(( DEV )) && extras=".[train,dev]"
+echo "==> pip install -e $extras"
+.venv/bin/python -m pip install -q --upgrade pip >/dev/null
+.venv/bin/python -m pip install -q -e "$extras"
+# OpenVINO telemetry makes DNS lookups on every export; we never want it.
+.venv/bin/python -m pip uninstall -q -y openvino-telemetry >/dev/null 2>&1 || true
+
+if (( ART )); then
+  bash scripts/install_deck_art.sh
+fi
+echo "==> install done"

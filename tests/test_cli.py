@@ -1,0 +1,43 @@
+"""The `referee` command line: every subcommand registers and has help text."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from referee.cli.main import COMMANDS, build_parser
+
+
+def _registered() -> list[str]:
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.dest == "command")
+    return list(sub.choices)
+
+
+def test_top_level_help_lists_subcommands() -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "referee", "--help"], capture_output=True, text=True, check=True
+    ).stdout
+    for name in _registered():
+        assert name in out
+
+
+@pytest.mark.parametrize("name", COMMANDS)
+def test_each_subcommand_has_help(name: str) -> None:
+    if name not in _registered():
+        pytest.skip(f"subcommand {name} not built")
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.dest == "command")
+    sp = sub.choices[name]
+    assert sp.description or sp.format_help().strip()
+    for action in sp._actions:
+        if action.dest != "help" and action.option_strings:
+            assert action.help, f"referee {name} {action.option_strings} has no help text"
+
+
+def test_no_command_prints_help_and_fails() -> None:
+    proc = subprocess.run([sys.executable, "-m", "referee"], capture_output=True, text=True)
+    assert proc.returncode == 2
+    assert "usage" in proc.stdout.lower()

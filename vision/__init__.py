@@ -1,0 +1,1 @@
+"""Vision: frames -> card detections -> table state -> table events."""

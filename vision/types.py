@@ -1,0 +1,127 @@
+"""Typed values at the vision boundaries: Frame -> CardDetections -> TableState.
+
+`CardDetections` follows supervision's `Detections`: parallel numpy arrays, validated
+once, filtered by boolean masks into new objects. Nothing downstream of the reader
+touches the model runtime.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    """One video frame. `t` is seconds from the start of the stream (frame_index / fps)."""
+
+    image: np.ndarray  # H×W×3 uint8, BGR (OpenCV order)
+    t: float
+    index: int
+
+    @property
+    def size(self) -> tuple[int, int]:
+        """(width, height)."""
+        return int(self.image.shape[1]), int(self.image.shape[0])
+
+
+@dataclass(slots=True)
+class CardDetections:
+    """Physical cards read in one image: one row per card (one or two corner indices).
+
+    xyxy:        (N, 4) float32 card box in image pixels (union of its index boxes when
+                 the card outline is unknown).
+    confidence:  (N,) float32 in [0, 1].
+    cards:       N canonical card strings ("10H").
+    index_boxes: N lists of (x1, y1, x2, y2) for the corner indices that formed the card.
+    quads:       optional (N, 4, 2) float32 card outline, clockwise from top-left.
+    """
+
+    xyxy: np.ndarray
+    confidence: np.ndarray
+    cards: list[str]
+    index_boxes: list[list[tuple[float, float, float, float]]] = field(default_factory=list)
+    quads: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        self.xyxy = np.asarray(self.xyxy, dtype=np.float32).reshape(-1, 4)
+        self.confidence = np.asarray(self.confidence, dtype=np.float32).reshape(-1)
+        n = len(self.xyxy)
+        if len(self.confidence) != n or len(self.cards) != n:
+            raise ValueError(
+                f"CardDetections: {n} boxes, {len(self.confidence)} confidences, {len(self.cards)} cards"
+            )
+        if not self.index_boxes:
+            self.index_boxes = [[] for _ in range(n)]
+        if len(self.index_boxes) != n:
+            raise ValueError("CardDetections: index_boxes length differs from boxes")
+        if self.quads is not None:
+            self.quads = np.asarray(self.quads, dtype=np.float32).reshape(n, 4, 2)
+
+    @classmethod
+    def empty(cls) -> CardDetections:
+        return cls(np.zeros((0, 4), np.float32), np.zeros((0,), np.float32), [])
+
+    def __len__(self) -> int:
+        return len(self.cards)
+
+    def __getitem__(self, mask: np.ndarray | slice | list[int]) -> CardDetections:
+        idx = np.arange(len(self))[mask]
+        return CardDetections(
+            xyxy=self.xyxy[idx],
+            confidence=self.confidence[idx],
+            cards=[self.cards[i] for i in idx],
+            index_boxes=[self.index_boxes[i] for i in idx],
+            quads=None if self.quads is None else self.quads[idx],
+        )
+
+    @property
+    def centers(self) -> np.ndarray:
+        return np.stack([(self.xyxy[:, 0] + self.xyxy[:, 2]) / 2, (self.xyxy[:, 1] + self.xyxy[:, 3]) / 2], axis=1)
+
+    def offset(self, dx: float, dy: float) -> CardDetections:
+        """The same detections shifted by (dx, dy): used after reading a zone crop."""
+        shift = np.array([dx, dy, dx, dy], np.float32)
+        return CardDetections(
+            xyxy=self.xyxy + shift,
+            confidence=self.confidence.copy(),
+            cards=list(self.cards),
+            index_boxes=[[(b[0] + dx, b[1] + dy, b[2] + dx, b[3] + dy) for b in boxes] for boxes in self.index_boxes],
+            quads=None if self.quads is None else self.quads + np.array([dx, dy], np.float32),
+        )
+
+    def to_json(self) -> list[dict[str, Any]]:
+        """The `referee read --json` card list."""
+        return [
+            {
+                "card": c,
+                "confidence": round(float(p), 4),
+                "box": [round(float(v), 1) for v in box],
+            }
+            for c, p, box in zip(self.cards, self.confidence, self.xyxy)
+        ]
+
+
+@dataclass(frozen=True, slots=True)
+class ZoneCards:
+    """The stable reading of one zone: cards with per-card confidence."""
+
+    zone: str
+    cards: tuple[str, ...]
+    confidence: tuple[float, ...]
+    occluded: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class TableState:
+    """The tracker's stable view of the table at time `t`."""
+
+    t: float
+    market: tuple[str, ...]
+    market_confidence: tuple[float, ...]
+    market_occluded: bool
+    zones: dict[str, ZoneCards] = field(default_factory=dict)
+    hand_in_market: bool = False
+    seconds_since_market_change: float = 0.0
