@@ -1,0 +1,288 @@
+"""Benchmark the spoken-call listener on generated speech; tune thresholds on some voices.
+
+    nice -n 10 .venv/bin/python benchmarks/bench_voice.py            # report with configs/voice.yaml
+    nice -n 10 .venv/bin/python benchmarks/bench_voice.py --tune     # tune on awb+slt first
+    ... --tune --write-config --docs                                  # save thresholds + docs/voice.md
+
+Tuning uses only the TUNE voices (call streams and chatter, clean and 20 dB); every
+figure in the report comes from the TEST voices, which tuning never saw.
+Measures: detection rate per phrase (right call and right target), false alarms per
+minute of chatter (two-word and one-word separately), latency from the end of the phrase
+(flite's own segment timing) to the moment `feed()` returned the call, and CPU real-time
+factor of `feed()` (process time / audio time; 0.05 = 5 % of one core).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import re
+import statistics
+import sys
+import time
+from collections import defaultdict
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import numpy as np
+from tqdm import tqdm
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from voice_corpus import CONDITIONS, NAMES, Stream, Truth, load_corpus, with_noise  # noqa: E402
+
+from referee.voice.grammar import TEMPLATES, VoiceConfig, load_config  # noqa: E402
+from referee.voice.listener import CallListener, VoiceCall, _Candidate  # noqa: E402
+
+TUNE_VOICES = ("awb", "slt")
+TEST_VOICES = ("kal16", "rms")
+MATCH_BEFORE_S, MATCH_AFTER_S = 0.3, 0.6
+FEED_MS = 20
+
+
+@dataclass
+class RunResult:
+    calls: list[tuple[VoiceCall, float]]  # call, stream time when feed() returned it
+    candidates: list[_Candidate]
+    cpu_s: float
+    audio_s: float
+
+
+def run_stream(pcm: np.ndarray, game: str, config: VoiceConfig) -> RunResult:
+    listener = CallListener(game, NAMES, config)
+    cands: list[_Candidate] = []
+    collect = listener._collect
+
+    def spy() -> None:  # record every raw detection for offline threshold tuning
+        before = len(listener._pending)
+        collect()
+        cands.extend(listener._pending[before:])
+
+    listener._collect = spy  # type: ignore[method-assign]
+    data = pcm.astype(np.int16).tobytes()
+    step = 16000 * FEED_MS // 1000 * 2
+    out: list[tuple[VoiceCall, float]] = []
+    t_cpu = time.process_time()
+    for i in range(0, len(data), step):
+        now = (i + step) / 32000
+        out += [(c, now) for c in listener.feed(data[i : i + step])]
+    out += [(c, len(data) / 32000) for c in listener.flush()]
+    cpu = time.process_time() - t_cpu
+    return RunResult(out, cands, cpu, len(pcm) / 16000)
+
+
+def one_word(key: str) -> bool:
+    return len(key.replace("{name}", "x").split()) == 1
+
+
+def _matches(truth: Truth, call: str, target: str | None, start: float, end: float) -> bool:
+    if call != truth.call or target != truth.target:
+        return False
+    return start <= truth.end + MATCH_AFTER_S and end >= truth.start - MATCH_BEFORE_S
+
+
+def _in_any_truth(truths: tuple[Truth, ...], start: float, end: float) -> bool:
+    return any(start <= t.end + MATCH_AFTER_S and end >= t.start - MATCH_BEFORE_S for t in truths)
+
+
+# -- tuning ------------------------------------------------------------------------------
+
+def permissive(config: VoiceConfig) -> VoiceConfig:
+    th = {k: (1e-40 if one_word(k) else 1e-60) for k in config.thresholds}  # far below any useful one
+    return replace(config, thresholds=th)
+
+
+def norm_score(c: _Candidate, config: VoiceConfig) -> float:
+    """Score on the scale of the template's base threshold (names scale thresholds)."""
+    f = math.log(c.phrase.threshold) / math.log(config.thresholds[c.phrase.template])
+    return c.score / f
+
+
+def tune(streams: list, babble: np.ndarray, config: VoiceConfig, conditions: list) -> dict[str, float]:
+    loose = permissive(config)
+    det: dict[str, list[float]] = defaultdict(list)  # key → best score per true call (-inf: missed)
+    fa: dict[str, list[float]] = defaultdict(list)  # key → score per false cluster in chatter
+    chatter_min = 0.0
+    jobs = [(pcm, st, cond) for pcm, st in streams if st.voice in TUNE_VOICES for cond in conditions]
+    for k, (pcm, st, (cname, kind, snr)) in enumerate(tqdm(jobs, desc="tuning runs")):
+        games = ["kemps", "kems"] if st.kind == "chatter" else [st.game]
+        audio = with_noise(pcm, kind, snr, babble, seed=k)
+        for game in games:
+            res = run_stream(audio, game, loose)
+            scored = [(c, norm_score(c, loose), c.start / 100, (c.end + 1) / 100) for c in res.candidates]
+            if st.kind == "calls":
+                for t in st.truths:
+                    best = [s for c, s, a, b in scored if c.phrase.template == t.key and _matches(t, c.phrase.call, c.phrase.target, a, b)]
+                    det[t.key].append(max(best, default=-math.inf))
+            else:
+                chatter_min += res.audio_s / 60
+                for key in {c.phrase.template for c, *_ in scored}:
+                    fa[key] += _cluster_scores([(s, a, b) for c, s, a, b in scored if c.phrase.template == key])
+    per_game_min = chatter_min / 2
+    chosen: dict[str, float] = {}
+    print(f"\ntuning on {', '.join(TUNE_VOICES)}: {per_game_min:.1f} min of chatter per game")
+    for key in config.thresholds:
+        scores = det.get(key, [])
+        grid = [10.0 ** e for e in range(-60, 81)]
+        rows = []
+        for thr in grid:
+            lt = math.log(thr)
+            d = sum(s >= lt for s in scores) / max(1, len(scores))
+            f = sum(s >= lt for s in fa.get(key, [])) / max(per_game_min, 1e-9)
+            rows.append((thr, d, f))
+        chosen[key] = _pick(key, rows)
+        d, f = next((d, f) for t, d, f in rows if t == chosen[key])
+        print(f"  {key:14s} -> {chosen[key]:.0e}  (tune: detected {d:.0%}, {f:.2f} false/min)")
+    return chosen
+
+
+def _cluster_scores(items: list[tuple[float, float, float]]) -> list[float]:
+    """Overlapping detections of one phrase are one event: keep its best score."""
+    out: list[float] = []
+    last_end = -1.0
+    for s, a, b in sorted(items, key=lambda x: x[1]):
+        if a <= last_end and out:
+            out[-1] = max(out[-1], s)
+            last_end = max(last_end, b)
+        else:
+            out.append(s)
+            last_end = b
+    return out
+
+
+def _pick(key: str, rows: list[tuple[float, float, float]]) -> float:
+    """Two-word: most permissive threshold with no false alarm in tune chatter, then one
+    decade stricter as a margin. One-word: strictest threshold detecting >= 92 %."""
+    if one_word(key):
+        ok = [t for t, d, f in rows if d >= 0.92]
+        if ok:
+            return max(ok)
+        best = max(rows, key=lambda r: (r[1] - 0.02 * r[2]))
+        return best[0]
+    ok = [t for t, d, f in rows if f == 0.0]
+    if not ok:
+        return rows[0][0]
+    return min(ok) * 10.0
+
+
+# -- evaluation --------------------------------------------------------------------------
+
+def evaluate(streams: list, babble: np.ndarray, config: VoiceConfig, voices: tuple[str, ...]) -> dict:
+    table: dict = {}
+    jobs = [(pcm, st, cond) for pcm, st in streams if st.voice in voices for cond in CONDITIONS]
+    cpu = audio = 0.0
+    for k, (pcm, st, (cname, kind, snr)) in enumerate(tqdm(jobs, desc="evaluation runs")):
+        audio_pcm = with_noise(pcm, kind, snr, babble, seed=1000 + k)
+        games = ["kemps", "kems"] if st.kind == "chatter" else [st.game]
+        for game in games:
+            res = run_stream(audio_pcm, game, config)
+            cpu += res.cpu_s
+            audio += res.audio_s
+            row = table.setdefault((game, cname), {"det": defaultdict(list), "lat": [], "fa2": 0, "fa1": 0, "min": 0.0, "confusions": 0})
+            if st.kind == "chatter":
+                row["min"] += res.audio_s / 60
+                for c, _ in res.calls:
+                    row["fa1" if c.provisional else "fa2"] += 1
+                continue
+            used: set[int] = set()
+            for t in st.truths:
+                hit = None
+                for i, (c, when) in enumerate(res.calls):
+                    if i not in used and _matches(t, c.call, c.target, c.t_start or c.t, c.t):
+                        hit = (i, c, when)
+                        break
+                row["det"][t.key].append(hit is not None)
+                if hit:
+                    used.add(hit[0])
+                    row["lat"].append(hit[2] - t.end)
+            for i, (c, _) in enumerate(res.calls):
+                if i not in used and _in_any_truth(st.truths, c.t_start or c.t, c.t):
+                    row["confusions"] += 1
+    table["_rtf"] = cpu / max(audio, 1e-9)
+    return table
+
+
+def format_report(table: dict, config: VoiceConfig) -> str:
+    lines: list[str] = []
+    for game in ("kemps", "kems"):
+        keys = [t.key for t in TEMPLATES[game]]
+        head = ["condition"] + keys + ["2-word", "1-word", "false 2-word/min", "false 1-word/min", "latency median (p90)"]
+        lines.append(f"\n**{game}** (test voices {', '.join(TEST_VOICES)})\n")
+        lines.append("| " + " | ".join(head) + " |")
+        lines.append("|" + "---|" * len(head))
+        for cname, _, _ in CONDITIONS:
+            row = table.get((game, cname))
+            if not row:
+                continue
+            cells = [cname]
+            two, one = [], []
+            for k in keys:
+                v = row["det"].get(k, [])
+                cells.append(f"{sum(v) / len(v):.0%}" if v else "-")
+                (one if one_word(k) else two).extend(v)
+            cells.append(f"{sum(two) / len(two):.0%} ({len(two)})" if two else "-")
+            cells.append(f"{sum(one) / len(one):.0%} ({len(one)})" if one else "-")
+            m = max(row["min"], 1e-9)
+            cells.append(f"{row['fa2'] / m:.2f}")
+            cells.append(f"{row['fa1'] / m:.2f}")
+            lat = sorted(row["lat"])
+            if lat:
+                p90 = lat[min(len(lat) - 1, int(0.9 * len(lat)))]
+                cells.append(f"{statistics.median(lat) * 1000:.0f} ms ({p90 * 1000:.0f})")
+            else:
+                cells.append("-")
+            lines.append("| " + " | ".join(cells) + " |")
+        mins = next((r["min"] for (g, c), r in table.items() if isinstance(g, str) and g == game and c == "clean"), 0)
+        lines.append(f"\nChatter per condition: {mins:.1f} min. Detection = right call (and right name for Cut).")
+    lines.append(f"\nCPU: feed() real-time factor {table['_rtf']:.3f} (= {table['_rtf'] * 100:.1f} % of one core).")
+    lines.append("\nThresholds: " + ", ".join(f"{k} {v:.0e}" for k, v in config.thresholds.items()))
+    return "\n".join(lines)
+
+
+def write_config(thresholds: dict[str, float], path: Path) -> None:
+    text = path.read_text()
+    for key, value in thresholds.items():
+        text = re.sub(rf"(?m)^(  {re.escape(key)}: ).*$", rf"\g<1>{value:.1e}", text)
+    path.write_text(text)
+
+
+def write_docs(report: str, command: str, path: Path) -> None:
+    begin, end = "<!-- bench_voice:begin -->", "<!-- bench_voice:end -->"
+    block = f"{begin}\nMeasured with `{command}` ({time.strftime('%Y-%m-%d')}):\n{report}\n{end}"
+    text = path.read_text() if path.is_file() else ""
+    if begin in text and end in text:
+        text = text[: text.index(begin)] + block + text[text.index(end) + len(end) :]
+    else:
+        text = text.rstrip() + "\n\n" + block + "\n"
+    path.write_text(text)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--cache", type=Path, default=Path("/tmp/referee-voice-bench"), help="where generated speech is kept")
+    ap.add_argument("--config", type=Path, default=None, help="voice config (default configs/voice.yaml)")
+    ap.add_argument("--tune", action="store_true", help="tune thresholds on the tune voices first")
+    ap.add_argument("--write-config", action="store_true", help="save tuned thresholds into the config file")
+    ap.add_argument("--docs", action="store_true", help="write the table into docs/voice.md")
+    args = ap.parse_args()
+    config = load_config(args.config)
+    streams, babble = load_corpus(args.cache)
+    if args.tune:
+        tune_conds = [c for c in CONDITIONS if c[2] in (None, 20.0)]
+        thresholds = tune(streams, babble, config, tune_conds)
+        config = replace(config, thresholds=thresholds)
+        if args.write_config:
+            write_config(thresholds, args.config or ROOT / "configs" / "voice.yaml")
+    table = evaluate(streams, babble, config, TEST_VOICES)
+    report = format_report(table, config)
+    print(report)
+    if args.docs:
+        cmd = "nice -n 10 .venv/bin/python benchmarks/bench_voice.py " + " ".join(sys.argv[1:])
+        write_docs(report, cmd.strip(), ROOT / "docs" / "voice.md")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,229 @@
+"""Generated speech corpus for benchmarks/bench_voice.py (flite voices + sox).
+
+Call streams: each call voice speaks every phrase of a game at several speeds and pitches,
+each call after a chatter sentence from another voice. Chatter streams: table talk full of
+confusable words ("camps", "temps", "the counter", "Kemp", "counted", "cut the deck") and
+no call at all, to count false alarms. Noise: sox pink noise and a four-voice babble track,
+mixed at a fixed active-speech SNR.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+from tqdm import tqdm
+
+from referee.voice import testaudio as ta
+
+NAMES = ["north", "east", "south", "west"]
+# (speed stretch, pitch cents): flite duration_stretch > 1 is slower
+STYLES: tuple[tuple[float, int], ...] = ((1.0, 0), (0.85, -150), (1.2, 150), (0.9, 100), (1.1, -100))
+
+
+@dataclass(frozen=True)
+class CallSpec:
+    key: str  # threshold key in configs/voice.yaml
+    call: str
+    target: str | None
+    forms: tuple[tuple[str, bool], ...]  # (flite text or phone string, is phones)
+
+
+def call_specs(game: str) -> list[CallSpec]:
+    if game == "kemps":
+        specs = [
+            CallSpec("kemps", "kemps", None, (("kemps", False),)),
+            CallSpec("stop kemps", "cut", None, (("stop kemps", False),)),
+            CallSpec("counter", "cut", None, (("counter", False),)),
+        ]
+        specs += [CallSpec("cut {name}", "cut", n, ((f"cut {n}", False),)) for n in NAMES]
+        return specs
+    return [
+        CallSpec("kem's", "kems", None, (("kems", False), ("k eh m s", True))),
+        CallSpec("double kem's", "double_kems", None, (("double kems", False), ("d uw b l ax k eh m s", True))),
+        CallSpec("contre kem's", "contre_kems", None, (("contre kems", False), ("k ao n t r ax k eh m s", True))),
+    ]
+
+
+CHATTER: tuple[str, ...] = (
+    "We went to summer camps every year when I was a kid.",
+    "The camps by the lake were full last weekend.",
+    "Put the cards on the counter please.",
+    "I left my glass on the counter in the kitchen.",
+    "In French the word for time is temps.",
+    "The temps at the office are paid by the hour.",
+    "Kemp is the name of my old neighbour.",
+    "Did you know Mister Kemp plays cards too?",
+    "I counted the cards twice and got fifty two.",
+    "She counted to ten before she looked.",
+    "Cut the deck and deal four cards each.",
+    "Can you cut the cake after the game?",
+    "Stop it, you are making me laugh.",
+    "Who is keeping the score tonight?",
+    "That was a double espresso, not a latte.",
+    "I think contra dancing is fun.",
+    "It is your turn to shuffle the cards.",
+    "Pass me the chips and the cups, please.",
+    "My camp stove broke on the first night.",
+    "The kettle is on the counter next to the cups.",
+    "He kept the cards close to his chest.",
+    "Nobody wants the king of hearts.",
+    "Give me a second, I am thinking.",
+    "That is the third time you took a seven.",
+    "The contract ends next month.",
+    "Temperature will drop to five tonight.",
+    "We camped in the desert under the stars.",
+    "I can not count that fast.",
+    "The counterfeit money looked real.",
+    "Check the cupboard for more snacks.",
+    "Come on, hurry up and swap a card.",
+    "Keep your signals secret this time.",
+    "The cat jumped onto the kitchen counter.",
+    "Let me count the points for this round.",
+    "Kemps is a game from summer camp.",
+    "Double check the score before we start.",
+)
+
+BABBLE: tuple[str, ...] = (
+    "I was thinking about going to the beach tomorrow if the weather holds.",
+    "The train was late again this morning, so I missed the meeting.",
+    "Have you seen the new film that everybody is talking about?",
+    "My sister just moved into a flat near the river.",
+    "We should order some pizza before it gets too late.",
+    "The garden needs watering every day in this heat.",
+    "He told me the story three times and it got better each time.",
+    "Can you believe how expensive the tickets were?",
+)
+
+
+@dataclass(frozen=True)
+class Truth:
+    key: str
+    call: str
+    target: str | None
+    start: float
+    end: float
+    voice: str
+    form: str
+
+
+@dataclass(frozen=True)
+class Stream:
+    name: str
+    game: str
+    voice: str
+    kind: str  # "calls" | "chatter"
+    truths: tuple[Truth, ...]
+    seconds: float
+
+
+def _rng_for(*parts: object) -> random.Random:
+    return random.Random(int(hashlib.sha1(repr(parts).encode()).hexdigest()[:12], 16))
+
+
+def _say(text: str, voice: str, style: tuple[float, int], phones: bool = False) -> ta.Spoken:
+    sp = ta.say(text, voice, stretch=style[0], pitch_cents=style[1], phones=phones)
+    return ta.Spoken(ta.normalise(sp.pcm), sp.speech_start, sp.speech_end)
+
+
+def build_call_stream(game: str, voice: str) -> tuple[np.ndarray, Stream]:
+    rng = _rng_for("calls", game, voice)
+    others = [v for v in ta.VOICES if v != voice]
+    items = [(spec, form, style) for spec in call_specs(game) for form in spec.forms for style in STYLES]
+    rng.shuffle(items)
+    parts: list[np.ndarray] = [ta.silence(0.5)]
+    pos = len(parts[0])
+    truths: list[Truth] = []
+    for spec, (text, phones), style in items:
+        chat = _say(rng.choice(CHATTER), rng.choice(others), rng.choice(STYLES))
+        gap1 = ta.silence(rng.uniform(0.35, 0.8))
+        call = _say(text, voice, style, phones)
+        gap2 = ta.silence(rng.uniform(0.7, 1.0))
+        start = pos + len(chat.pcm) + len(gap1)
+        truths.append(
+            Truth(spec.key, spec.call, spec.target, (start / ta.RATE) + call.speech_start,
+                  (start / ta.RATE) + call.speech_end, voice, text)
+        )
+        for p in (chat.pcm, gap1, call.pcm, gap2):
+            parts.append(p)
+            pos += len(p)
+    pcm = np.concatenate(parts)
+    return pcm, Stream(f"calls-{game}-{voice}", game, voice, "calls", tuple(truths), len(pcm) / ta.RATE)
+
+
+def build_chatter_stream(voice: str) -> tuple[np.ndarray, Stream]:
+    rng = _rng_for("chatter", voice)
+    parts: list[np.ndarray] = [ta.silence(0.5)]
+    for rep in range(2):  # every sentence twice, in two styles
+        for i, sentence in enumerate(CHATTER):
+            parts.append(_say(sentence, voice, STYLES[(i + 2 * rep) % len(STYLES)]).pcm)
+            parts.append(ta.silence(rng.uniform(0.3, 0.9)))
+    pcm = np.concatenate(parts)
+    return pcm, Stream(f"chatter-{voice}", "any", voice, "chatter", (), len(pcm) / ta.RATE)
+
+
+def build_babble(seconds: float = 60.0) -> np.ndarray:
+    """Four voices talking at once (background table talk)."""
+    tracks = []
+    for k, voice in enumerate(ta.VOICES):
+        rng = _rng_for("babble", voice)
+        parts: list[np.ndarray] = [ta.silence(rng.uniform(0, 1))]
+        total = len(parts[0])
+        while total < seconds * ta.RATE:
+            sp = _say(rng.choice(BABBLE), voice, rng.choice(STYLES))
+            parts += [sp.pcm, ta.silence(rng.uniform(0.1, 0.4))]
+            total += len(sp.pcm) + len(parts[-1])
+        tracks.append(np.concatenate(parts)[: int(seconds * ta.RATE)].astype(np.float64))
+    mix = np.sum(tracks, axis=0)
+    return (mix / np.max(np.abs(mix)) * 16000).astype(np.int16)
+
+
+CONDITIONS: tuple[tuple[str, str | None, float | None], ...] = (
+    ("clean", None, None),
+    ("pink 20 dB", "pink", 20.0),
+    ("babble 20 dB", "babble", 20.0),
+    ("pink 10 dB", "pink", 10.0),
+    ("babble 10 dB", "babble", 10.0),
+)
+
+
+def with_noise(pcm: np.ndarray, kind: str | None, snr: float | None, babble: np.ndarray, seed: int) -> np.ndarray:
+    if kind is None or snr is None:
+        return pcm
+    if kind == "pink":
+        noise = ta.pink_noise(min(len(pcm) / ta.RATE, 60.0) + 1.0, seed)
+    else:
+        noise = np.roll(babble, (seed * 104729) % len(babble))
+    return ta.mix_at_snr(pcm, noise, snr)
+
+
+CORPUS_VERSION = "3"
+
+
+def load_corpus(cache: Path) -> tuple[list[tuple[np.ndarray, Stream]], np.ndarray]:
+    """Build (or load from `cache`) every call stream, chatter stream and the babble track."""
+    ta.require_tools()
+    cache = cache / f"v{CORPUS_VERSION}"
+    index = cache / "index.json"
+    if index.is_file():
+        meta = json.loads(index.read_text())
+        streams = []
+        for m in meta["streams"]:
+            truths = tuple(Truth(**t) for t in m.pop("truths"))
+            streams.append((np.load(cache / f"{m['name']}.npy"), Stream(truths=truths, **m)))
+        return streams, np.load(cache / "babble.npy")
+    cache.mkdir(parents=True, exist_ok=True)
+    jobs = [("calls", g, v) for g in ("kemps", "kems") for v in ta.VOICES] + [("chatter", "", v) for v in ta.VOICES]
+    streams = []
+    for kind, game, voice in tqdm(jobs, desc="generating speech"):
+        pcm, st = build_call_stream(game, voice) if kind == "calls" else build_chatter_stream(voice)
+        np.save(cache / f"{st.name}.npy", pcm)
+        streams.append((pcm, st))
+    babble = build_babble()
+    np.save(cache / "babble.npy", babble)
+    index.write_text(json.dumps({"streams": [asdict(s) for _, s in streams]}))
+    return streams, babble

@@ -1,0 +1,67 @@
+"""`referee read`: read the cards in still images with the shipped card reader."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from referee.cli.main import CliError
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "read",
+        help="read the cards in images (one line per image)",
+        description="Read playing cards in images: a single card close up, a 1280×720 overhead "
+        "table, overlapping cascades. Each physical card is reported once.",
+    )
+    p.add_argument("images", nargs="+", metavar="IMAGE", help="image files (anything OpenCV reads)")
+    p.add_argument("--json", action="store_true", help='one JSON object per line: {"image", "cards": [{"card", "confidence", "box"}]}')
+    p.add_argument("--model", help="model folder with reader.json (default: the repo's models/)")
+    p.add_argument("--two-decks", action="store_true", help="two-deck game: identical cards may appear twice")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from vision.reader.reader import CardReader
+    from vision.reader.runtime import ModelError
+
+    try:
+        reader = CardReader.load(args.model)
+    except ModelError as exc:
+        raise CliError(str(exc)) from None
+    failed = 0
+    for path in args.images:
+        image, msg = load_image(path)
+        if image is None:
+            failed += 1
+            if args.json:
+                print(json.dumps({"image": path, "error": msg}), flush=True)
+            else:
+                print(f"referee read: error: {path}: {msg}", file=sys.stderr, flush=True)
+            continue
+        det = reader.read(image, two_decks=args.two_decks)
+        if args.json:
+            print(json.dumps({"image": path, "cards": det.to_json()}), flush=True)
+        else:
+            cards = " ".join(f"{c}({p:.2f})" for c, p in zip(det.cards, det.confidence)) or "(no cards)"
+            print(f"{path}: {cards}", flush=True)
+    return 1 if failed else 0
+
+
+def load_image(path: str) -> tuple[object, str]:
+    """(BGR image, "") or (None, why): never raises, never prints OpenCV warnings."""
+    import cv2
+    import numpy as np
+
+    try:
+        data = np.fromfile(path, np.uint8)
+    except FileNotFoundError:
+        return None, "file not found"
+    except OSError as exc:
+        return None, f"cannot open file ({exc.strerror or exc})"
+    image = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
+    if image is None:
+        return None, "not an image OpenCV can decode"
+    return image, ""

@@ -1,0 +1,193 @@
+"""`referee serve`: the live referee in the browser (dashboard, phones as buzzers, voice)."""
+
+from __future__ import annotations
+
+import argparse
+import socket
+from pathlib import Path
+from typing import Any
+
+from referee.cli.main import CliError
+
+REPO = Path(__file__).resolve().parents[2]
+SAMPLES = REPO / "datasets" / "samples"
+DEFAULT_PLAYERS = {"kemps": "N,E,S,W", "kems": "N,E,S,W", "khmer": "N,S"}
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("serve", help="run the live referee: dashboard, phones, voice",
+                       description="Serve the referee dashboard at http://HOST:PORT. The game is kept in an "
+                                   "SQLite event log (--db): restart with the same --db and the game resumes.")
+    src = p.add_mutually_exclusive_group()
+    src.add_argument("--camera", type=int, metavar="N", help="webcam index (0 is the first camera)")
+    src.add_argument("--video", type=Path, metavar="PATH", help="a recording to referee, played in real time")
+    src.add_argument("--demo", action="store_true",
+                     help="play the bundled sample recording of the chosen game in a loop (no camera needed)")
+    p.add_argument("--game", choices=("kemps", "kems", "khmer"), default="kemps",
+                   help="kemps (letters), kems (French points) or khmer (default: kemps)")
+    p.add_argument("--rules", metavar="NAME_OR_FILE",
+                   help="a variant name from configs/rules/<game>.yaml, or a YAML file of rule overrides")
+    p.add_argument("--players", metavar="N,E,S,W",
+                   help="seats in order around the table (default N,E,S,W; N,S for khmer)")
+    p.add_argument("--teams", metavar="NS,EW",
+                   help="teams as comma-separated groups of seats written together when seats are "
+                        "one letter, or with '+' (Ana+Bo,Cy+Di); default: partners facing")
+    p.add_argument("--db", type=Path, default=Path("runs/serve/game.sqlite"),
+                   help="the game's SQLite event log (default runs/serve/game.sqlite); an existing one resumes")
+    p.add_argument("--layout", help="table layout (name in configs/layouts/ or a YAML file)")
+    p.add_argument("--model", type=Path, help="card reader model folder (default: the bundled export)")
+    p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only)")
+    p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    p.add_argument("--lan", action="store_true",
+                   help="reachable from the local network; phones join with the code shown as a QR code")
+    p.add_argument("--join-code", metavar="DIGITS", help="fix the join code instead of a random one")
+    p.add_argument("--no-voice", action="store_true", help="refuse microphone streams (/ws/mic)")
+    p.add_argument("--call-window", type=float, default=0.15, metavar="S",
+                   help="seconds calls are held to order them by their own time (default 0.15)")
+    p.set_defaults(func=run)
+
+
+def parse_rules(value: str | None) -> dict[str, Any]:
+    if not value:
+        return {}
+    path = Path(value)
+    if path.suffix in (".yaml", ".yml") or path.exists():
+        import yaml
+
+        if not path.exists():
+            raise CliError(f"rules file not found: {path}")
+        data = yaml.safe_load(path.read_text())
+        if not isinstance(data, dict):
+            raise CliError(f"{path}: a rules file must be a mapping of options")
+        return data
+    return {"variant": value}
+
+
+def parse_teams(value: str | None, players: list[str]) -> list[list[str]] | None:
+    if not value:
+        if len(players) >= 4 and len(players) % 2 == 0:  # partners facing: i and i + n/2
+            half = len(players) // 2
+            return [[players[i], players[i + half]] for i in range(half)]
+        return None
+    teams = []
+    for group in value.split(","):
+        members = group.split("+") if "+" in group else list(group)
+        unknown = [m for m in members if m not in players]
+        if unknown:
+            raise CliError(f"--teams: {', '.join(unknown)} not in --players {','.join(players)}")
+        teams.append(members)
+    return teams
+
+
+def build_header(args: argparse.Namespace) -> dict[str, Any]:
+    players = [p.strip() for p in (args.players or DEFAULT_PLAYERS[args.game]).split(",") if p.strip()]
+    if len(set(players)) != len(players):
+        raise CliError("--players: each seat must have a different name")
+    header: dict[str, Any] = {"game": args.game, "rules": parse_rules(args.rules), "players": players}
+    if args.game != "khmer":
+        teams = parse_teams(args.teams, players)
+        if teams:
+            header["teams"] = teams
+    if args.game != "khmer":
+        from referee.rules.config import load_rules
+
+        try:
+            load_rules(args.game, header["rules"])
+        except ValueError as exc:
+            raise CliError(str(exc)) from None
+    return header
+
+
+def demo_video(game: str) -> Path:
+    folder = SAMPLES / game
+    videos = sorted(p for p in folder.glob("*") if p.suffix.lower() in (".mp4", ".avi", ".mkv", ".webm"))
+    if not videos:
+        raise CliError(f"no sample recording in {folder} (run `referee serve --video PATH` with your own)")
+    return videos[0]
+
+
+def lan_address() -> str:
+    """The address other machines on this network reach us at (no packet is sent)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        try:
+            s.connect(("192.168.0.1", 9))
+            return str(s.getsockname()[0])
+        except OSError:
+            return socket.gethostbyname(socket.gethostname())
+
+
+def check_camera(index: int) -> None:
+    from vision.capture import CaptureError, open_source
+
+    try:
+        open_source(index).close()
+    except CaptureError as exc:
+        raise CliError(f"{exc}; with no camera, try `referee serve --demo`") from None
+
+
+def run(args: argparse.Namespace) -> int:
+    from referee.server.settings import ServerSettings, VideoSource, new_join_code
+
+    header = build_header(args)
+    if args.camera is not None:
+        check_camera(args.camera)
+        source = VideoSource(camera=args.camera)
+    elif args.video is not None:
+        if not args.video.exists():
+            raise CliError(f"video file not found: {args.video}")
+        source = VideoSource(path=args.video)
+    elif args.demo:
+        source = VideoSource(path=demo_video(args.game), loop=True)
+    else:
+        source = VideoSource()
+    if args.join_code is not None and not (args.join_code.isdigit() and 4 <= len(args.join_code) <= 12):
+        raise CliError("--join-code: 4 to 12 digits")
+    host = args.host
+    public_url = None
+    if args.lan:
+        # Bind this machine's LAN address (plus 127.0.0.1 for the laptop's own browser).
+        host = lan_address() if host == "127.0.0.1" else host
+        public_url = f"http://{host}:{args.port}"
+    settings = ServerSettings(
+        db_path=args.db, header=header, source=source, host=host, port=args.port, lan=args.lan,
+        join_code=args.join_code or new_join_code(), public_url=public_url,
+        layout_path=Path(args.layout) if args.layout else None, model_dir=args.model,
+        voice=not args.no_voice, call_window_s=args.call_window,
+    )
+    return serve(settings)
+
+
+def serve(settings: Any) -> int:
+    import uvicorn
+
+    from referee.server.app import create_app
+    from referee.server.qr import qr_text
+
+    app = create_app(settings)
+    local = f"http://127.0.0.1:{settings.port}"
+    print(f"Kemps Referee: dashboard at {local}  (game log: {settings.db_path})", flush=True)
+    if settings.source.spec is not None:
+        print(f"video: {settings.source.spec}{' (looping demo)' if settings.source.loop else ''}", flush=True)
+    phone_url = f"{settings.public_url or local}/phone?code={settings.join_code}"
+    print(f"phones: open {phone_url}  join code {settings.join_code}", flush=True)
+    if settings.lan:
+        print(qr_text(phone_url), flush=True)
+    hosts = [settings.host] if not settings.lan else sorted({"127.0.0.1", settings.host})
+    sockets = [bind(h, settings.port) for h in hosts]
+    config = uvicorn.Config(app, log_level="warning", ws_max_size=1 << 20)
+    uvicorn.Server(config).run(sockets=sockets)
+    return 0
+
+
+def bind(host: str, port: int) -> socket.socket:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        raise CliError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    sock.listen(128)
+    sock.set_inheritable(True)
+    return sock

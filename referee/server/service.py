@@ -1,0 +1,225 @@
+"""The server's one door to the referee: an event-sourced `Session` on its own thread.
+
+SQLite connections belong to the thread that opened them, and the referee must see events
+one at a time in the order the server chose, so the session lives on a single worker
+thread: every append, undo and export is queued there (FIFO), from the event loop and
+from the camera thread alike. After each change the worker also builds the dashboard
+snapshot, so readers never touch the session.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import shutil
+import time
+from collections import deque
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, TypeVar
+
+from referee.server.outcome import Outcome
+
+T = TypeVar("T")
+
+
+def jsonable(value: Any) -> Any:
+    """Dataclasses, pydantic models, tuples and sets → plain JSON values."""
+    if hasattr(value, "to_dict") and callable(value.to_dict) and not isinstance(value, type):
+        return jsonable(value.to_dict())
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if hasattr(value, "model_dump"):
+        return jsonable(value.model_dump())
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        items = [jsonable(v) for v in value]
+        return sorted(items, key=str) if isinstance(value, (set, frozenset)) else items
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    if hasattr(value, "value") and isinstance(getattr(value, "value"), (str, int)):  # enums
+        return value.value
+    return str(value)
+
+
+def _as_list(value: Any) -> list[Any]:
+    if value is None:
+        return []
+    if isinstance(value, (list, tuple)):
+        return list(value)
+    return [value]
+
+
+class GameService:
+    """Owns the session: open or create, append, undo, export, new game, snapshot."""
+
+    def __init__(self, db_path: Path, header: dict[str, Any], log_size: int = 200) -> None:
+        self.db_path = Path(db_path)
+        self.requested_header = header
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="session")
+        self._session: Any = None
+        self._log: deque[dict[str, Any]] = deque(maxlen=log_size)
+        self._log_index = 0
+        self.snapshot: dict[str, Any] = {}
+        self.version = 0
+        self.restored = False
+        self.listeners: list[Callable[[dict[str, Any]], None]] = []
+
+    # ---- thread plumbing -------------------------------------------------------------
+    async def _run(self, fn: Callable[..., T], *args: Any) -> T:
+        return await asyncio.get_running_loop().run_in_executor(self._executor, fn, *args)
+
+    def submit_threadsafe(self, event: dict[str, Any], source: str) -> Any:
+        """From any thread (the camera loop): queue an append, return a concurrent Future."""
+        return self._executor.submit(self._append, event, source)
+
+    # ---- lifecycle -------------------------------------------------------------------
+    async def start(self) -> None:
+        await self._run(self._open)
+
+    async def close(self) -> None:
+        await self._run(self._close)
+        self._executor.shutdown(wait=True)
+
+    def _open(self) -> None:
+        from referee.session import Session
+
+        self.db_path.parent.mkdir(parents=True, exist_ok=True)
+        if self.db_path.exists():
+            self._session = Session.open(self.db_path)
+            self.restored = True
+        else:
+            self._session = Session.create(self.db_path, self.requested_header)
+        self._reload_log()
+        self._refresh()
+
+    def _close(self) -> None:
+        close = getattr(self._session, "close", None)
+        if callable(close):
+            close()
+        self._session = None
+
+    # ---- operations (all on the worker thread) -----------------------------------------
+    async def append(self, event: dict[str, Any], source: str) -> Outcome:
+        return await self._run(self._append, event, source)
+
+    async def undo(self) -> Outcome:
+        return await self._run(self._undo)
+
+    async def export(self, path: Path) -> Path:
+        return await self._run(self._export, Path(path))
+
+    async def new_game(self, header: dict[str, Any]) -> None:
+        await self._run(self._new_game, header)
+
+    def _append(self, event: dict[str, Any], source: str) -> Outcome:
+        from referee.session import Rejected
+
+        result = self._session.append(event)
+        if isinstance(result, Rejected):
+            code = getattr(result, "code", None)
+            outcome = Outcome(accepted=False, event=event, reason=str(result.reason),
+                              code=str(getattr(code, "value", code) or "rejected"))
+            self._push_log(event, source, outcome)
+        else:
+            outcome = Outcome(
+                accepted=True,
+                event=event,
+                index=self._event_count() - 1,
+                announcements=[jsonable(a) for a in _as_list(getattr(result, "announcements", None))],
+                results=[jsonable(r) for r in _as_list(getattr(result, "results", getattr(result, "result", None)))],
+            )
+            self._push_log(event, source, outcome)
+        self._refresh(outcome)
+        return outcome
+
+    def _undo(self) -> Outcome:
+        undone = self._session.undo()
+        if undone is None:
+            raise LookupError("Nothing to undo.")
+        event = jsonable(undone)
+        outcome = Outcome(accepted=True, event={"type": "undo", "undone": event})
+        self._reload_log()
+        self._refresh(outcome)
+        return outcome
+
+    def _export(self, path: Path) -> Path:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._session.export_jsonl(path)
+        return path
+
+    def _new_game(self, header: dict[str, Any]) -> None:
+        """Archive the current game file (never delete a game), start a fresh one."""
+        from referee.session import Session
+
+        self._close()
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        for suffix in ("", "-wal", "-shm"):
+            src = Path(str(self.db_path) + suffix)
+            if src.exists():
+                shutil.move(src, Path(f"{self.db_path}.{stamp}{suffix}"))
+        self.requested_header = header
+        self._session = Session.create(self.db_path, header)
+        self.restored = False
+        self._log.clear()
+        self._log_index = 0
+        self._refresh(Outcome(accepted=True, event={"type": "new_game"}))
+
+    # ---- log and snapshot ---------------------------------------------------------------
+    def _event_count(self) -> int:
+        events = self._session_events()
+        return len(events) if events is not None else self._log_index
+
+    def _session_events(self) -> list[dict[str, Any]] | None:
+        for name in ("events", "log"):
+            value = getattr(self._session, name, None)
+            if callable(value):
+                value = value()
+            if isinstance(value, (list, tuple)):
+                return [jsonable(e) for e in value]
+        return None
+
+    def _reload_log(self) -> None:
+        """After open or undo the session's own log is the truth for the event list."""
+        self._log.clear()
+        events = self._session_events() or []
+        for i, event in enumerate(events):
+            self._log.append({"i": i, "event": event, "accepted": True, "source": "log"})
+        self._log_index = len(events)
+
+    def _push_log(self, event: dict[str, Any], source: str, outcome: Outcome) -> None:
+        entry: dict[str, Any] = {"i": outcome.index, "event": event, "accepted": outcome.accepted,
+                                 "source": source}
+        if outcome.accepted:
+            self._log_index += 1
+            entry["announcements"] = outcome.announcements
+            entry["results"] = outcome.results
+        else:
+            entry["reason"] = outcome.reason
+        self._log.append(entry)
+
+    def header(self) -> dict[str, Any]:
+        return jsonable(getattr(self._session, "header", None) or self.requested_header)
+
+    def _refresh(self, last: Outcome | None = None) -> None:
+        session = self._session
+        game, state = session.game, session.state
+        view = jsonable(game.view(state)) if hasattr(game, "view") else {"state": jsonable(state)}
+        standings = jsonable(game.standings(state)) if hasattr(game, "standings") else None
+        awaiting = jsonable(game.awaiting(state)) if hasattr(game, "awaiting") else view.get("awaiting")
+        self.version += 1
+        self.snapshot = {
+            "version": self.version,
+            "header": self.header(),
+            "rules": jsonable(getattr(game, "rules", None)),
+            "view": view,
+            "standings": standings,
+            "awaiting": awaiting,
+            "log": list(self._log)[-60:],
+            "restored": self.restored,
+            "last": last.to_json() if last is not None else None,
+        }
+        for listener in list(self.listeners):
+            listener(self.snapshot)

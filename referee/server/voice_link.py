@@ -1,0 +1,94 @@
+"""Browser microphone → the voice listener (referee/voice) → calls, with fair timestamps.
+
+The listener is imported only when a microphone connects; if pocketsphinx (or its model)
+is missing, the socket says why and everything else keeps working. Decoding is CPU work,
+so it runs on a thread of its own, never on the event loop.
+
+Clock mapping: the first audio chunk's start is pinned to the server's monotonic clock
+(`arrival - chunk duration`); a call's instant is then `that + VoiceCall.t` (the end of the
+spoken phrase), which is what `CallArbiter` orders by (docs/server.md).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from referee.server.settings import ServerSettings
+
+RATE = 16000
+COMPASS = {"N": "north", "E": "east", "S": "south", "W": "west"}
+
+
+def voice_unavailable_reason(settings: ServerSettings) -> str | None:
+    if not settings.voice:
+        return "voice calls are turned off on this server"
+    try:
+        import pocketsphinx  # noqa: F401
+
+        from referee.voice.listener import CallListener  # noqa: F401
+    except ImportError as exc:
+        return f"voice listener not installed ({exc}); buttons and phones still work"
+    return None
+
+
+def spoken_names(players: list[str]) -> dict[str, str]:
+    """Spoken word → seat: seats N/E/S/W are said as compass points."""
+    return {COMPASS.get(p, p).lower(): p for p in players}
+
+
+class MicStream:
+    def __init__(self, live: Any, speaker: str | None) -> None:
+        self.live = live
+        self.speaker = speaker
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mic")
+        self._listener: Any = None
+        self._names: dict[str, str] = {}
+        self._m0: float | None = None
+        self._samples = 0
+
+    async def start(self) -> None:
+        header = self.live.service.snapshot.get("header", {})
+        players = [str(p) for p in header.get("players") or self.live.settings.players]
+        self._names = spoken_names(players)
+        game = str(header.get("game", "kemps"))
+
+        def build() -> Any:
+            from referee.voice.listener import CallListener
+
+            return CallListener(game, list(self._names))
+
+        self._listener = await asyncio.get_running_loop().run_in_executor(self._executor, build)
+        self.live.voice_status = "listening" + (f" ({self.speaker})" if self.speaker else "")
+        self.live.push_state()
+
+    async def stop(self) -> None:
+        self.live.voice_status = "not connected"
+        self.live.push_state()
+        self._executor.shutdown(wait=False, cancel_futures=True)
+
+    async def feed(self, client: Any, pcm: bytes) -> None:
+        if len(pcm) % 2:
+            pcm = pcm[:-1]
+        now = time.monotonic()
+        if self._m0 is None:
+            self._m0 = now - (len(pcm) // 2) / RATE
+        self._samples += len(pcm) // 2
+        calls = await asyncio.get_running_loop().run_in_executor(self._executor, self._listener.feed, pcm)
+        for call in calls:
+            self._dispatch(client, call)
+
+    def _dispatch(self, client: Any, call: Any) -> None:
+        assert self._m0 is not None
+        at = self._m0 + float(call.t)
+        target = self._names.get(str(call.target).lower()) if call.target else None
+        info = {"type": "call", "call": call.call, "target": target, "confidence": round(float(call.confidence), 3),
+                "t": round(float(call.t), 3), "provisional": bool(call.provisional)}
+        client.queue.put_nowait(info)
+        needs_tap = bool(call.provisional) and self.live.settings.voice_confirm_one_word
+        if needs_tap or self.speaker is None:
+            self.live.add_heard(call.call, target, self.speaker, float(call.confidence), float(call.t), at)
+            return
+        asyncio.ensure_future(self.live.call(call.call, self.speaker, target, "voice", at=at, audio_t=float(call.t)))

@@ -1,0 +1,331 @@
+"""Which phrases the call listener spots, how they are pronounced, and their thresholds.
+
+The grammar is built from the active game (only that variant's phrases are loaded:
+"counter" fires inside "contre kem's" otherwise) and the players' names (Cut grammar).
+Settings live in `configs/voice.yaml`; an unknown key is an error, never ignored.
+
+Keyword mode in pocketsphinx uses only each word's FIRST pronunciation, so a
+pronunciation variant is its own dictionary word (`kems_b`) and its own phrase.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from collections.abc import Mapping
+from typing import Any
+
+import yaml
+
+CALLS: tuple[str, ...] = ("kemps", "cut", "kems", "double_kems", "contre_kems")
+DEFAULT_CONFIG = Path(__file__).resolve().parents[2] / "configs" / "voice.yaml"
+RULES_DIR = Path(__file__).resolve().parents[2] / "configs" / "rules"
+
+
+class VoiceConfigError(ValueError):
+    """A voice setting or grammar input that cannot be used (one clear line)."""
+
+
+@dataclass(frozen=True)
+class Template:
+    """A phrase pattern of one game: `say` may hold `{name}` (a player's name)."""
+
+    key: str  # the key in configs/voice.yaml `thresholds`
+    words: tuple[str, ...]  # dictionary words; "{name}" is replaced per player
+    call: str
+
+
+# The spoken forms per game. The dictionary words are defined in WORDS below.
+TEMPLATES: dict[str, tuple[Template, ...]] = {
+    "kemps": (
+        Template("kemps", ("kemps",), "kemps"),
+        Template("stop kemps", ("stop", "kemps"), "cut"),
+        Template("counter", ("counter",), "cut"),
+        Template("cut {name}", ("cut", "{name}"), "cut"),
+    ),
+    "kems": (
+        Template("kem's", ("kems",), "kems"),
+        Template("double kem's", ("double", "kems"), "double_kems"),
+        Template("contre kem's", ("contre", "kems"), "contre_kems"),
+    ),
+}
+
+# Call words (CMU phone set of the en-us model). French words are approximated with
+# English phones; "_b" entries are second pronunciations (see module docstring).
+WORDS: dict[str, tuple[str, ...]] = {
+    "kemps": ("K EH M P S", "K EH M S"),
+    "stop": ("S T AA P",),
+    "counter": ("K AW N T ER",),
+    "cut": ("K AH T",),
+    "kems": ("K EH M S", "K EH M Z"),
+    "double": ("D UW B L AH", "D AH B AH L"),
+    "contre": ("K AO N T R AH", "K AA N T ER"),
+}
+
+
+@dataclass(frozen=True)
+class Phrase:
+    """One line of the keyword list: dictionary words, threshold, what it means."""
+
+    text: str  # words joined by spaces, as pocketsphinx reports it
+    template: str
+    call: str
+    target: str | None
+    threshold: float
+    n_words: int  # spoken words (for "longest phrase wins" and the provisional policy)
+    n_phones: int
+
+
+@dataclass(frozen=True)
+class VoiceConfig:
+    """configs/voice.yaml, validated."""
+
+    thresholds: dict[str, float]
+    one_word_provisional: bool = True
+    hold_ms: int = 120
+    chunk_ms: int = 20
+    restart_after_s: float = 10.0
+    variants: bool = True
+    pronunciations: dict[str, str] = field(default_factory=dict)
+
+
+_TOP_KEYS = {
+    "thresholds",
+    "one_word_provisional",
+    "hold_ms",
+    "chunk_ms",
+    "restart_after_s",
+    "variants",
+    "pronunciations",
+}
+
+
+def load_config(path: Path | str | None = None, overrides: dict[str, Any] | None = None) -> VoiceConfig:
+    """Read and validate the voice settings; `overrides` replaces top-level keys."""
+    p = Path(path) if path is not None else DEFAULT_CONFIG
+    try:
+        raw = yaml.safe_load(p.read_text()) or {}
+    except OSError as exc:
+        raise VoiceConfigError(f"cannot read voice config {p}: {exc.strerror}") from exc
+    if not isinstance(raw, dict):
+        raise VoiceConfigError(f"{p}: expected a mapping at the top level")
+    raw.update(overrides or {})
+    unknown = sorted(set(raw) - _TOP_KEYS)
+    if unknown:
+        raise VoiceConfigError(f"{p}: unknown key(s) {', '.join(unknown)} (known: {', '.join(sorted(_TOP_KEYS))})")
+    known_t = {t.key for ts in TEMPLATES.values() for t in ts}
+    thresholds = {str(k): float(v) for k, v in (raw.get("thresholds") or {}).items()}
+    bad = sorted(set(thresholds) - known_t)
+    if bad:
+        raise VoiceConfigError(f"{p}: unknown phrase(s) in thresholds: {', '.join(bad)} (known: {', '.join(sorted(known_t))})")
+    missing = sorted(known_t - set(thresholds))
+    if missing:
+        raise VoiceConfigError(f"{p}: no threshold for: {', '.join(missing)}")
+    for k, v in thresholds.items():
+        if not 0.0 < v < 1e100:
+            raise VoiceConfigError(f"{p}: threshold for {k!r} must be a positive ratio (e.g. 1e-20), got {v}")
+    prons = {str(k).lower(): str(v).upper() for k, v in (raw.get("pronunciations") or {}).items()}
+    return VoiceConfig(
+        thresholds=thresholds,
+        one_word_provisional=bool(raw.get("one_word_provisional", True)),
+        hold_ms=int(raw.get("hold_ms", 120)),
+        chunk_ms=int(raw.get("chunk_ms", 20)),
+        restart_after_s=float(raw.get("restart_after_s", 10.0)),
+        variants=bool(raw.get("variants", True)),
+        pronunciations=prons,
+    )
+
+
+def resolve_game(rules: str, overrides: Mapping[str, Any] | None = None) -> tuple[str, bool]:
+    """Rules name → (game, Cut allowed). Accepts `kemps`, `kems`, `game:variant[,variant]`
+    or a bare variant of configs/rules (`no_cut`); `overrides` are a game header's rules."""
+    name = rules.strip().lower()
+    game, _, rest = name.partition(":")
+    variants = [v for v in rest.split(",") if v]
+    if game not in ("kemps", "kems", "khmer"):
+        owner = next((g for g in ("kemps", "kems") if game in _variants_of(g)), None)
+        if owner is None:
+            raise VoiceConfigError(f"unknown rules {rules!r} (use kemps, kems, kemps:VARIANT or a variant name)")
+        game, variants = owner, [game, *variants]
+    if game == "khmer":
+        raise VoiceConfigError("Khmer has no spoken calls; the listener supports kemps and kems rules")
+    ov = dict(overrides or {})
+    if variants:
+        prev = ov.get("variant") or ov.get("variants") or []
+        ov.pop("variants", None)
+        ov["variant"] = [*([prev] if isinstance(prev, str) else prev), *variants]
+    try:
+        from referee.rules.config import load_rules
+    except ImportError:  # rules package absent: the full grammar
+        return game, True
+    try:
+        loaded = load_rules(game, ov)
+    except (ValueError, KeyError) as exc:
+        raise VoiceConfigError(str(exc)) from exc
+    return game, bool(loaded.get("cut_allowed", True))
+
+
+def _variants_of(game: str) -> set[str]:
+    path = RULES_DIR / f"{game}.yaml"
+    if not path.is_file():
+        return set()
+    data = yaml.safe_load(path.read_text()) or {}
+    return set((data.get("variants") or {}).keys())
+
+
+@lru_cache(maxsize=1)
+def _cmudict() -> dict[str, str]:
+    """First pronunciation of every word in the model's dictionary (lower case)."""
+    from pocketsphinx import get_model_path  # heavy import only when a grammar is built
+
+    out: dict[str, str] = {}
+    with open(Path(get_model_path()) / "en-us" / "cmudict-en-us.dict", encoding="utf-8") as f:
+        for line in f:
+            word, _, phones = line.strip().partition(" ")
+            if "(" not in word and word not in out:
+                out[word] = phones.strip()
+    return out
+
+
+_G2P: tuple[tuple[str, str], ...] = (
+    ("tch", "CH"), ("sch", "SH"), ("ph", "F"), ("sh", "SH"), ("ch", "CH"), ("th", "TH"),
+    ("ck", "K"), ("ng", "NG"), ("qu", "K W"), ("ee", "IY"), ("ea", "IY"), ("oo", "UW"),
+    ("ou", "AW"), ("ai", "EY"), ("ay", "EY"), ("oa", "OW"), ("ie", "IY"), ("a", "AE"),
+    ("b", "B"), ("c", "K"), ("d", "D"), ("e", "EH"), ("f", "F"), ("g", "G"), ("h", "HH"),
+    ("i", "IH"), ("j", "JH"), ("k", "K"), ("l", "L"), ("m", "M"), ("n", "N"), ("o", "AA"),
+    ("p", "P"), ("r", "R"), ("s", "S"), ("t", "T"), ("u", "AH"), ("v", "V"), ("w", "W"),
+    ("x", "K S"), ("y", "IY"), ("z", "Z"),
+)
+
+
+def _letters_to_phones(word: str) -> str:
+    """Crude spelling → phones for names missing from the dictionary (a warning says so)."""
+    phones: list[str] = []
+    i = 0
+    while i < len(word):
+        for graph, ph in _G2P:
+            if word.startswith(graph, i):
+                if not (phones and phones[-1] == ph):  # doubled letters are one sound
+                    phones.append(ph)
+                i += len(graph)
+                break
+        else:
+            i += 1
+    return " ".join(phones)
+
+
+def name_words(name: str) -> list[str]:
+    """Dictionary tokens for a player's name ("Mary-Ann" → ["mary", "ann"])."""
+    words = [w for w in re.split(r"[^a-z']+", name.lower()) if w]
+    if not words:
+        raise VoiceConfigError(f"player name {name!r} has no letters to listen for")
+    return words
+
+
+@dataclass(frozen=True)
+class Grammar:
+    game: str
+    phrases: tuple[Phrase, ...]
+    dictionary: dict[str, str]  # dictionary word → phones
+    warnings: tuple[str, ...] = ()
+
+    def by_text(self) -> dict[str, Phrase]:
+        return {p.text: p for p in self.phrases}
+
+    def kws_lines(self) -> list[str]:
+        return [f"{p.text} /{p.threshold:.3g}/" for p in self.phrases]
+
+    def dict_lines(self) -> list[str]:
+        return [f"{w} {ph}" for w, ph in sorted(self.dictionary.items())]
+
+
+def _threshold(base: float, n_phones: int, ref_phones: int) -> float:
+    """Scale a threshold (log domain) with phrase length: scores add up over frames."""
+    return math.exp(math.log(base) * n_phones / ref_phones)
+
+
+_NAME_REF_PHONES = 3  # thresholds for "{name}" templates are set for a 3-phone name ("east" has 3)
+
+
+def build_grammar(
+    rules_game: str,
+    names: list[str] | tuple[str, ...],
+    config: VoiceConfig,
+    rules_overrides: Mapping[str, Any] | None = None,
+) -> Grammar:
+    """Phrases and dictionary for the active rules and players."""
+    game, cut_allowed = resolve_game(rules_game, rules_overrides)
+    cmu = _cmudict()
+    dictionary: dict[str, str] = {}
+    warnings: list[str] = []
+    spoken_forms: dict[str, list[str]] = {}  # word → dictionary words (variants)
+
+    def add_word(word: str, pronunciations: tuple[str, ...]) -> None:
+        use = pronunciations if config.variants else pronunciations[:1]
+        forms = []
+        for i, ph in enumerate(use):
+            dw = word if i == 0 else f"{word}_{chr(ord('a') + i)}"
+            dictionary[dw] = ph
+            forms.append(dw)
+        spoken_forms[word] = forms
+
+    for word, prons in WORDS.items():
+        add_word(word, prons)
+    name_tokens: dict[str, list[str]] = {}
+    for name in names:
+        tokens = name_words(name)
+        for tok in tokens:
+            if tok in spoken_forms:
+                continue
+            if tok in config.pronunciations:
+                add_word(tok, (config.pronunciations[tok],))
+            elif tok in cmu:
+                add_word(tok, (cmu[tok],))
+            else:
+                add_word(tok, (_letters_to_phones(tok),))
+                warnings.append(
+                    f"name word {tok!r} is not in the dictionary; guessed "
+                    f"{dictionary[tok]!r} (set configs/voice.yaml pronunciations: {{{tok}: ...}})"
+                )
+        name_tokens[name] = tokens
+    if len({tuple(t) for t in name_tokens.values()}) < len(name_tokens):
+        raise VoiceConfigError(f"two players have the same spoken name: {', '.join(names)}")
+
+    phrases: list[Phrase] = []
+    for tpl in TEMPLATES[game]:
+        if tpl.call == "cut" and not cut_allowed:
+            continue
+        targets: list[str | None] = list(names) if "{name}" in tpl.words else [None]
+        if "{name}" in tpl.words and not names:
+            continue
+        for target in targets:
+            words: list[str] = []
+            for w in tpl.words:
+                words.extend(name_tokens[target] if (w == "{name}" and target is not None) else [w])
+            for variant in _expand(words, spoken_forms):
+                n_phones = sum(len(dictionary[w].split()) for w in variant)
+                base = config.thresholds[tpl.key]
+                thr = base
+                if target is not None:
+                    fixed = sum(len(dictionary[w].split()) for w in variant) - sum(
+                        len(dictionary[w].split()) for w in variant[-len(name_tokens[target]):]
+                    )
+                    thr = _threshold(base, n_phones, fixed + _NAME_REF_PHONES)
+                phrases.append(
+                    Phrase(" ".join(variant), tpl.key, tpl.call, target, thr, len(words), n_phones)
+                )
+    texts = [p.text for p in phrases]
+    if len(set(texts)) != len(texts):
+        raise VoiceConfigError("two phrases sound the same (a player named like a call word?)")
+    return Grammar(game, tuple(phrases), dictionary, tuple(warnings))
+
+
+def _expand(words: list[str], forms: dict[str, list[str]]) -> list[list[str]]:
+    """Every combination of pronunciation variants of the call words (names have one)."""
+    out: list[list[str]] = [[]]
+    for w in words:
+        out = [prefix + [f] for prefix in out for f in forms.get(w, [w])]
+    return out

@@ -1,0 +1,258 @@
+"""Streaming keyword spotter for spoken calls (pocketsphinx keyword mode).
+
+Feed 16 kHz mono int16 PCM in any piece size; get `VoiceCall`s back as they are decided.
+How a detection is decided (each rule fixes a measured trap, see docs/voice.md):
+- the utterance keeps running across detections (restarting after each one turns
+  "stop kemps" into "kemps"); it is restarted only in silence, so cost stays bounded;
+- a detection is held `hold_ms` after its end so a longer overlapping phrase can win
+  ("stop kemps" over "kemps", "contre kem's" over "kem's");
+- a phrase overlapping one already reported is the same call (de-duplication).
+"""
+
+from __future__ import annotations
+
+import math
+import tempfile
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from referee.voice.grammar import Grammar, Phrase, VoiceConfig, build_grammar, load_config
+
+RATE = 16000
+FRAME_S = 0.01  # pocketsphinx frames are 10 ms
+_SILENCE_FOR_RESTART_S = 0.3
+CONF_HALF = 4.0  # nats per phone above the threshold that give confidence 0.5
+_LN_BASE = math.log(1.0001)  # pocketsphinx's logmath base
+_SENSCR_SHIFT = 10  # pocketsphinx scores are logmath values >> 10
+_KWS_MAX = 1500  # kws_search.c subtracts this from a detection's score before reporting
+
+
+def kws_score(seg_prob: float) -> float:
+    """A keyword segment's `prob` back to the quantity compared with the threshold:
+    ln p(phrase path)/p(best phone-loop path). kws_search.c reports
+    `(ratio in score units) - KWS_MAX` and the binding returns it through logmath exp."""
+    units = math.log(seg_prob) / _LN_BASE + _KWS_MAX
+    return units * (1 << _SENSCR_SHIFT) * _LN_BASE
+
+
+@dataclass(frozen=True)
+class VoiceCall:
+    """A spoken call. `t` is when the phrase ended, on the stream's clock (seconds)."""
+
+    t: float
+    call: str  # kemps | cut | kems | double_kems | contre_kems
+    target: str | None  # the named player, Cut only
+    confidence: float  # 0..1, how far the score cleared the phrase's threshold
+    provisional: bool  # one-word call: confirm with a tap before the referee acts
+    phrase: str  # the phrase heard, e.g. "cut east"
+    t_start: float | None = None  # when the phrase began
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["t"] = round(self.t, 3)
+        d["t_start"] = None if self.t_start is None else round(self.t_start, 3)
+        d["confidence"] = round(self.confidence, 3)
+        return d
+
+
+@dataclass
+class _Candidate:
+    phrase: Phrase
+    start: int  # absolute frame index in the stream
+    end: int  # inclusive
+    score: float  # ln p(phrase path)/p(best phone-loop path), compared with ln(threshold)
+
+
+class CallListener:
+    """`CallListener("kemps", ["north", "east", "south", "west"]).feed(pcm) -> [VoiceCall]`."""
+
+    def __init__(
+        self,
+        rules_game: str,
+        names: list[str] | tuple[str, ...],
+        config: VoiceConfig | str | Path | None = None,
+        rules: Mapping[str, Any] | None = None,
+    ) -> None:
+        """`rules_game`: kemps, kems, kemps:no_cut…; `rules`: the game header's rule overrides
+        (the no-Cut variant drops the Cut phrases)."""
+        self.config = config if isinstance(config, VoiceConfig) else load_config(config)
+        self.grammar: Grammar = build_grammar(rules_game, list(names), self.config, rules)
+        self._by_text = self.grammar.by_text()
+        self._decoder = _make_decoder(self.grammar)
+        from pocketsphinx import Vad
+
+        self._vad = Vad(Vad.LOOSE, RATE, FRAME_S)
+        self._vad_bytes = int(self._vad.frame_bytes)
+        self._chunk_bytes = max(1, int(RATE * self.config.chunk_ms / 1000)) * 2
+        self._hold = max(0, round(self.config.hold_ms / 1000 / FRAME_S))
+        self._buf = bytearray()
+        self._vad_buf = bytearray()
+        self._received = 0  # samples handed to feed()
+        self._processed = 0  # samples given to the decoder
+        self._t_base = 0.0  # stream time of sample 0
+        self._utt_start = 0  # sample index where the running utterance began
+        self._in_utt = False
+        self._silent_s = 0.0
+        self._seen: set[tuple[str, int]] = set()
+        self._pending: list[_Candidate] = []
+        self._emitted: list[_Candidate] = []
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        return self.grammar.warnings
+
+    def feed(self, pcm16_mono_16k: bytes, t0: float | None = None) -> list[VoiceCall]:
+        """Add audio; `t0` is the stream time of its first sample (defaults to continuing)."""
+        if len(pcm16_mono_16k) % 2:
+            raise ValueError("PCM must be 16-bit: an even number of bytes")
+        if t0 is not None:
+            self._t_base = t0 - self._received / RATE
+        self._received += len(pcm16_mono_16k) // 2
+        self._buf.extend(pcm16_mono_16k)
+        out: list[VoiceCall] = []
+        while len(self._buf) >= self._chunk_bytes:
+            chunk = bytes(self._buf[: self._chunk_bytes])
+            del self._buf[: self._chunk_bytes]
+            out.extend(self._process(chunk))
+        return out
+
+    def flush(self) -> list[VoiceCall]:
+        """End of stream: decide everything still held and close the utterance."""
+        out: list[VoiceCall] = []
+        if self._buf:
+            out.extend(self._process(bytes(self._buf)))
+            self._buf.clear()
+        if self._in_utt:
+            self._decoder.end_utt()
+            self._collect()
+            self._in_utt = False
+        out.extend(self._decide(final=True))
+        self._utt_start = self._processed
+        self._seen.clear()
+        return out
+
+    # -- internals -------------------------------------------------------------------
+
+    def _process(self, chunk: bytes) -> list[VoiceCall]:
+        if not self._in_utt:
+            self._decoder.start_utt()
+            self._in_utt = True
+            self._utt_start = self._processed
+            self._seen.clear()
+        self._decoder.process_raw(chunk, False, False)
+        self._processed += len(chunk) // 2
+        self._track_silence(chunk)
+        self._collect()
+        out = self._decide(final=False)
+        self._maybe_restart()
+        return out
+
+    def _collect(self) -> None:
+        if self._decoder.hyp() is None:
+            return
+        base = self._utt_start // 160
+        for seg in self._decoder.seg():
+            word = seg.word.strip()
+            key = (word, seg.end_frame)
+            if key in self._seen:
+                continue
+            self._seen.add(key)
+            phrase = self._by_text.get(word)
+            if phrase is None:
+                continue
+            score = kws_score(seg.prob) if seg.prob > 0 else math.log(phrase.threshold)
+            self._pending.append(_Candidate(phrase, base + seg.start_frame, base + seg.end_frame, score))
+
+    def _decide(self, final: bool) -> list[VoiceCall]:
+        now = self._processed // 160
+        out: list[VoiceCall] = []
+        self._pending.sort(key=lambda c: c.end)
+        while self._pending:
+            first = self._pending[0]
+            if not final and now < first.end + self._hold:
+                break
+            group = [c for c in self._pending if _overlap(c, first)]
+            if not final and any(now < c.end + self._hold for c in group if c is not first):
+                # a longer rival that ended later is still in its hold: wait for it
+                if max(group, key=_rank) is not first:
+                    break
+            best = max(group, key=_rank)
+            self._pending = [c for c in self._pending if c not in group]
+            if any(_overlap(best, e) for e in self._emitted):
+                continue
+            self._emitted.append(best)
+            out.append(self._to_call(best))
+        # keep only recent emissions for de-duplication
+        self._emitted = [e for e in self._emitted if now - e.end < 300]
+        return out
+
+    def _to_call(self, c: _Candidate) -> VoiceCall:
+        p = c.phrase
+        # 0 at the threshold, 0.5 at CONF_HALF nats per phone above it, towards 1 beyond
+        margin = max(0.0, c.score - math.log(p.threshold)) / p.n_phones
+        conf = margin / (margin + CONF_HALF)
+        return VoiceCall(
+            t=self._t_base + (c.end + 1) * FRAME_S,
+            call=p.call,
+            target=p.target,
+            confidence=conf,
+            provisional=self.config.one_word_provisional and p.n_words == 1,
+            phrase=_spoken(p),
+            t_start=self._t_base + c.start * FRAME_S,
+        )
+
+    def _track_silence(self, chunk: bytes) -> None:
+        self._vad_buf.extend(chunk)
+        n = self._vad_bytes
+        while len(self._vad_buf) >= n:
+            frame = bytes(self._vad_buf[:n])
+            del self._vad_buf[:n]
+            self._silent_s = 0.0 if self._vad.is_speech(frame) else self._silent_s + FRAME_S
+
+    def _maybe_restart(self) -> None:
+        """Restart the utterance in silence once it is long (keeps per-frame cost flat)."""
+        length = (self._processed - self._utt_start) / RATE
+        limit = self.config.restart_after_s
+        quiet = self._silent_s >= _SILENCE_FOR_RESTART_S
+        if self._pending or length < limit or not (quiet or length > 3 * limit):
+            return
+        self._decoder.end_utt()
+        self._collect()
+        self._decoder.start_utt()
+        self._utt_start = self._processed
+        self._seen.clear()
+
+
+def _overlap(a: _Candidate, b: _Candidate) -> bool:
+    return a.start <= b.end and b.start <= a.end
+
+
+def _rank(c: _Candidate) -> tuple[int, int, float]:
+    return (c.phrase.n_words, c.phrase.n_phones, c.score)
+
+
+def _spoken(p: Phrase) -> str:
+    """Human form of a phrase: variant words (`kems_b`) shown as their base word."""
+    words = [w.rsplit("_", 1)[0] if w[-2:-1] == "_" else w for w in p.text.split()]
+    if p.template in ("kem's", "double kem's", "contre kem's"):
+        words = ["kem's" if w == "kems" else w for w in words]
+    return " ".join(words)
+
+
+def _make_decoder(grammar: Grammar) -> Any:
+    from pocketsphinx import Decoder, get_model_path
+
+    with tempfile.TemporaryDirectory(prefix="referee-kws-") as tmp:
+        dict_path = Path(tmp) / "calls.dict"
+        kws_path = Path(tmp) / "calls.kws"
+        dict_path.write_text("\n".join(grammar.dict_lines()) + "\n")
+        kws_path.write_text("\n".join(grammar.kws_lines()) + "\n")
+        return Decoder(
+            hmm=str(Path(get_model_path()) / "en-us" / "en-us"),
+            dict=str(dict_path),
+            kws=str(kws_path),
+            lm=None,
+            loglevel="FATAL",
+        )

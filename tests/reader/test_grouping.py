@@ -1,0 +1,93 @@
+"""Grouping corner indices into physical cards (pure logic, no model)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vision.reader.grouping import CardGeometry, IndexObs, group_indices, predicted_centre, same_card
+
+GEOM = CardGeometry(cx=1.5, cy=2.3, width=3.8, height=5.4, link_radius=1.4, opposite_deg=120.0)
+S = 20.0  # index long side in px
+
+
+def card_indices(card: str, centre: tuple[float, float], angle_deg: float, p: float = 0.9) -> tuple[IndexObs, IndexObs]:
+    """The two corner indices of an ideal card (exactly GEOM) turned by angle (CCW, y down)."""
+    a = np.radians(angle_deg)
+    up = np.array([-np.sin(a), -np.cos(a)])  # angle 0: up is (0, -1)
+    right, down = np.array([-up[1], up[0]]), -up
+    c = np.asarray(centre, float)
+    tl = c - (right * GEOM.cx + down * GEOM.cy) * S
+    br = c + (right * GEOM.cx + down * GEOM.cy) * S
+
+    def box(p_: np.ndarray) -> tuple[float, float, float, float]:
+        return (p_[0] - S / 4, p_[1] - S / 2, p_[0] + S / 4, p_[1] + S / 2)
+
+    return (IndexObs(box(tl), card, p, (float(up[0]), float(up[1]))), IndexObs(box(br), card, p, (float(-up[0]), float(-up[1]))))
+
+
+@pytest.mark.parametrize("angle", [0, 33, 90, 180, 271])
+def test_both_indices_predict_the_same_centre(angle: float) -> None:
+    a, b = card_indices("QS", (300, 200), angle)
+    ca, cb = predicted_centre(a, GEOM), predicted_centre(b, GEOM)
+    assert ca is not None and cb is not None
+    assert np.linalg.norm(ca - np.array([300, 200])) < 3
+    assert np.linalg.norm(cb - np.array([300, 200])) < 3
+    assert same_card(a, b, GEOM)
+
+
+def test_one_card_two_indices_is_one_card() -> None:
+    cards = group_indices(list(card_indices("7H", (200, 200), 20)), GEOM)
+    assert [c.card for c in cards] == ["7H"]
+    assert len(cards[0].members) == 2
+    assert cards[0].confidence == pytest.approx(1 - 0.1 * 0.1)
+    assert cards[0].quad is not None and cards[0].quad.shape == (4, 2)
+    x1, y1, x2, y2 = cards[0].xyxy
+    assert x1 < 200 < x2 and y1 < 200 < y2
+
+
+def test_identical_cards_in_a_cascade_stay_apart_with_two_decks() -> None:
+    # two 5D one index-height apart, same orientation: only top-left indices visible
+    a, _ = card_indices("5D", (200, 200), 0)
+    b, _ = card_indices("5D", (200, 200 + 1.2 * S), 0)
+    assert not same_card(a, b, GEOM)
+    two = group_indices([a, b], GEOM, two_decks=True)
+    assert [c.card for c in two] == ["5D", "5D"]
+    one = group_indices([a, b], GEOM, two_decks=False)
+    assert [c.card for c in one] == ["5D"]
+
+
+def test_one_deck_keeps_each_card_once_even_when_read_twice_far_apart() -> None:
+    a, b = card_indices("KC", (100, 100), 0, p=0.95)
+    far, _ = card_indices("KC", (600, 400), 45, p=0.4)
+    cards = group_indices([a, b, far], GEOM, two_decks=False)
+    assert len(cards) == 1 and len(cards[0].members) == 2  # the best-supported group wins
+    assert len(group_indices([a, b, far], GEOM, two_decks=True)) == 2
+
+
+def test_duplicate_boxes_of_one_index_merge() -> None:
+    a, _ = card_indices("AS", (200, 200), 0)
+    dup = IndexObs((a.box[0] + 1, a.box[1] + 1, a.box[2] + 1, a.box[3] + 1), "AS", 0.5, None)
+    cards = group_indices([a, dup], GEOM, two_decks=True)
+    assert len(cards) == 1 and len(cards[0].members) == 2
+
+
+def test_different_cards_never_merge() -> None:
+    a, b = card_indices("9C", (200, 200), 0)
+    c, d = card_indices("6C", (200, 200), 180)  # same place, other identity
+    cards = group_indices([a, b, c, d], GEOM)
+    assert sorted(x.card for x in cards) == ["6C", "9C"]
+
+
+def test_without_reading_direction_only_overlap_links() -> None:
+    a, b = card_indices("3H", (200, 200), 0)
+    a.up = b.up = None
+    assert not same_card(a, b, GEOM)
+    cards = group_indices([a, b], GEOM, two_decks=False)
+    assert len(cards) == 1 and cards[0].quad is None  # one deck: still one card
+    x1, y1, x2, y2 = cards[0].xyxy
+    assert (x1, y1, x2, y2) == pytest.approx(a.box)  # the best group's own index box
+
+
+def test_empty_input() -> None:
+    assert group_indices([], GEOM) == []

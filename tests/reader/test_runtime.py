@@ -1,0 +1,72 @@
+"""Runtime pieces without a trained model: letterbox, NMS, YOLO decoding, crops."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from vision.reader.crops import square_crops
+from vision.reader.detector import IndexDetector
+from vision.reader.runtime import decode_yolo, letterbox, nms
+
+
+def test_letterbox_maps_boxes_back() -> None:
+    img = np.zeros((720, 1280, 3), np.uint8)
+    x, lb = letterbox(img, 0.5, (384, 640))
+    assert x.shape == (1, 3, 384, 640) and x.dtype == np.float32
+    assert lb.scale == 0.5
+    back = lb.to_image(np.array([[10, 20, 30, 40]], np.float32))
+    assert back.tolist() == [[20, 40, 60, 80]]
+
+
+def test_letterbox_never_overflows_the_input() -> None:
+    x, lb = letterbox(np.zeros((1000, 300, 3), np.uint8), 1.0, (384, 640))
+    assert x.shape == (1, 3, 384, 640) and lb.scale <= 384 / 1000 + 1e-6
+
+
+def test_nms_keeps_the_best_of_overlapping_boxes() -> None:
+    boxes = np.array([[0, 0, 10, 10], [1, 1, 11, 11], [50, 50, 60, 60]], np.float32)
+    keep = nms(boxes, np.array([0.5, 0.9, 0.7], np.float32), 0.5)
+    assert keep.tolist() == [1, 2]
+
+
+def test_decode_yolo_converts_centre_width_height() -> None:
+    raw = np.zeros((1, 5, 3), np.float32)
+    raw[0, :, 0] = [100, 50, 20, 10, 0.9]
+    raw[0, :, 1] = [101, 50, 20, 10, 0.8]  # duplicate of the first
+    raw[0, :, 2] = [300, 50, 20, 10, 0.1]  # below threshold
+    boxes, scores = decode_yolo(raw, conf=0.25, iou=0.5)
+    assert boxes.tolist() == [[90, 45, 110, 55]] and scores.tolist() == [np.float32(0.9)]
+
+
+class _FakeSession:
+    """Returns one box at the centre of whatever input it gets; records input shapes."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def run(self, x: np.ndarray) -> np.ndarray:
+        self.calls += 1
+        raw = np.zeros((1, 5, 1), np.float32)
+        raw[0, :, 0] = [20, 20, 10, 10, 0.9]
+        return raw
+
+
+def test_detector_tiles_large_images_and_maps_to_image_px() -> None:
+    sess = _FakeSession()
+    det = IndexDetector(sess, (384, 640))
+    boxes, _ = det.detect(np.zeros((720, 1280, 3), np.uint8), 0.5)  # fits: one pass
+    assert sess.calls == 1 and boxes.tolist() == [[30, 30, 50, 50]]
+    sess.calls = 0
+    boxes, _ = det.detect(np.zeros((720, 1280, 3), np.uint8), 1.0)  # needs tiles
+    assert sess.calls == 6 and len(boxes) == 6  # 3 x 2 overlapping 640x384 windows
+
+
+def test_square_crops_are_centred_and_sized() -> None:
+    img = np.zeros((100, 100, 3), np.uint8)
+    img[40:60, 45:55] = 255  # a 10x20 white "index"
+    crops = square_crops(img, np.array([[45, 40, 55, 60]], np.float32), 40, 1.0)
+    assert crops.shape == (1, 40, 40, 3)
+    row = crops[0, 20, :, 0]
+    assert row[20] == 255 and row[2] == 0  # white in the middle, black at the sides
+    # boxes outside the image still give a crop (border replicated), never an error
+    assert square_crops(img, np.array([[500, 500, 510, 520]], np.float32), 40, 1.25).shape == (1, 40, 40, 3)

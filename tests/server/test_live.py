@@ -1,0 +1,237 @@
+"""WebSockets, the call arbiter, the camera feed on a recording, voice confirmations."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import struct
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from referee.server.calls import CallArbiter
+from referee.server.outcome import Outcome
+from .conftest import CODE, deal
+
+
+def test_dashboard_socket_pushes_state_and_announcements(make_client):
+    with make_client() as client:
+        with client.websocket_connect("/ws") as ws:
+            first = ws.receive_json()
+            assert first["type"] == "state" and first["game"]["header"]["players"] == ["N", "E", "S", "W"]
+            deal(client)
+            seen = [ws.receive_json() for _ in range(3)]
+            kinds = {m["type"] for m in seen}
+            assert "announce" in kinds and "state" in kinds
+            announce = next(m for m in seen if m["type"] == "announce")
+            assert announce["items"][0]["text"]["fr"]
+            ws.send_text(json.dumps({"type": "ping"}))
+            for _ in range(10):
+                if ws.receive_json()["type"] == "pong":
+                    break
+            else:
+                pytest.fail("no pong")
+
+
+def test_phone_socket_needs_a_token(make_client):
+    from starlette.websockets import WebSocketDisconnect
+
+    with make_client() as client:
+        with pytest.raises(WebSocketDisconnect) as info:
+            with client.websocket_connect("/ws/phone?token=nope") as ws:
+                ws.receive_json()
+        assert info.value.code == 4401
+        token = client.post("/api/phones/join", json={"code": CODE, "seat": "S"}).json()["token"]
+        with client.websocket_connect(f"/ws/phone?token={token}") as ws:
+            msg = ws.receive_json()
+            assert msg["type"] == "state" and msg["header"]["game"] == "kemps"
+
+
+def test_lan_socket_without_code_is_closed(make_client):
+    from starlette.websockets import WebSocketDisconnect
+
+    with make_client(lan=True) as client:
+        with pytest.raises(WebSocketDisconnect) as info:
+            with client.websocket_connect("/ws") as ws:
+                ws.receive_json()
+        assert info.value.code == 4403
+        with client.websocket_connect(f"/ws?code={CODE}") as ws:
+            assert ws.receive_json()["type"] == "state"
+
+
+def test_mic_socket_says_why_when_voice_is_off(make_client):
+    with make_client(voice=False) as client:
+        with client.websocket_connect("/ws/mic?seat=N") as ws:
+            msg = ws.receive_json()
+        assert msg["status"] == "unavailable" and "off" in msg["message"]
+        assert client.get("/api/state").json()["voice"].startswith("unavailable")
+        deal(client)  # the rest keeps working
+        assert client.post("/api/calls", json={"call": "kemps", "by": "N"}).json()["accepted"]
+
+
+def test_heard_voice_call_is_judged_when_confirmed(make_client):
+    with make_client() as client:
+        deal(client)
+        live = client.app.state.live
+        heard = client.portal.call(lambda: _add_heard(live))
+        assert client.get("/api/state").json()["heard"][0]["id"] == heard
+        r = client.post(f"/api/voice/heard/{heard}/confirm", json={})
+        assert r.status_code == 400 and r.json()["error"] == "caller_required"
+        r = client.post(f"/api/voice/heard/{heard}/confirm", json={"by": "S"})
+        assert r.status_code == 200 and r.json()["event"]["by"] == "S"
+        calls = client.get("/api/calls").json()["calls"]
+        assert calls[-1]["source"] == "voice" and calls[-1]["audio_t"] == 3.2
+        assert client.post(f"/api/voice/heard/{heard}/confirm", json={"by": "S"}).status_code == 404
+
+
+async def _add_heard(live: Any) -> str:
+    return live.add_heard("kemps", None, None, 0.7, 3.2, 0.0).id
+
+
+# ---- the arbiter on its own ------------------------------------------------------------
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def run_arbiter(window: float, script: list[tuple[float, dict[str, Any], str, float | None]]) -> list[str]:
+    """Feed calls at given clock times; return the judged order of their sources."""
+    judged: list[str] = []
+
+    async def judge(event: dict[str, Any], source: str) -> Outcome:
+        judged.append(source)
+        return Outcome(accepted=True, event=event)
+
+    async def main() -> None:
+        clock = FakeClock()
+        arb = CallArbiter(judge=judge, window_s=window, clock=clock)
+        waits = []
+        for now, event, source, at in script:
+            clock.now = now
+            waits.append(arb.call(event, source, at=at))
+            await asyncio.sleep(0)  # each call is received before the next arrives
+        tasks = [asyncio.ensure_future(w) for w in waits]
+        await asyncio.gather(*tasks)
+
+    asyncio.run(main())
+    return judged
+
+
+def test_arbiter_orders_by_arrival_without_voice():
+    calls = [(100.0 + i * 0.001, {"call": "kemps"}, f"phone:{i}", None) for i in range(20)]
+    assert run_arbiter(0.05, calls) == [f"phone:{i}" for i in range(20)]
+
+
+def test_spoken_call_that_ended_first_wins_inside_the_window():
+    # The button arrives at 100.00; the voice call arrives at 100.02 but its word ended at 99.95.
+    script = [(100.00, {"call": "cut"}, "dashboard", None), (100.02, {"call": "kemps"}, "voice", 99.95)]
+    assert run_arbiter(0.1, script) == ["voice", "dashboard"]
+
+
+def test_voice_time_can_never_be_in_the_future():
+    script = [(100.00, {"call": "cut"}, "dashboard", None), (100.01, {"call": "kemps"}, "voice", 150.0)]
+    assert run_arbiter(0.1, script) == ["dashboard", "voice"]
+
+
+# ---- the camera feed on a recording ---------------------------------------------------
+def write_recording(path: Path, frames: int = 24, fps: float = 12.0) -> Path:
+    import cv2
+
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"mp4v"), fps, (320, 180))
+    for i in range(frames):
+        img = np.full((180, 320, 3), 40, np.uint8)
+        cv2.rectangle(img, (10 + 8 * i, 60), (60 + 8 * i, 120), (255, 255, 255), -1)
+        writer.write(img)
+    writer.release()
+    return path
+
+
+@dataclass
+class Step:
+    state: Any
+    events: list[dict[str, Any]]
+    detections: Any = None
+    notices: list[dict[str, Any]] | None = None
+
+
+class ScriptedPipeline:
+    """Test double with the pipeline's `process` method: emits given events at given times.
+
+    It reads nothing from the image; it checks the server's plumbing (events appended in
+    order, table state and frames pushed), not card reading.
+    """
+
+    def __init__(self, script: list[tuple[float, dict[str, Any]]]) -> None:
+        self.script = sorted(script, key=lambda x: x[0])
+        self.reveal_requests: list[list[str]] = []
+
+    def process(self, frame: Any) -> Step:
+        from vision.types import TableState
+
+        due = [e for t, e in self.script if t <= frame.t]
+        self.script = [(t, e) for t, e in self.script if t > frame.t]
+        return Step(TableState(t=frame.t, market=(), market_confidence=(), market_occluded=False), due)
+
+    def request_reveal(self, seats: list[str], t: float) -> None:
+        self.reveal_requests.append(seats)
+
+
+def test_feed_appends_camera_events_and_streams_frames(make_client, tmp_path: Path):
+    from vision.capture import open_source
+
+    video = write_recording(tmp_path / "clip.mp4")
+    pipeline = ScriptedPipeline([(0.2, {"type": "deal", "market": ["7C", "KD", "3S", "4H"], "t": 0.2})])
+    kwargs = {"pipeline_factory": lambda settings, layout, fps: pipeline,
+              "source_factory": lambda: open_source(str(video))}
+    with make_client(app_kwargs=kwargs) as client:
+        with client.websocket_connect("/ws/video") as ws:
+            packet = ws.receive_bytes()
+        n = struct.unpack(">I", packet[:4])[0]
+        overlay = json.loads(packet[4:4 + n])
+        assert packet[4 + n:4 + n + 2] == b"\xff\xd8"  # a JPEG follows its overlay
+        assert overlay["size"] == [320, 180]
+        for _ in range(100):
+            game = client.get("/api/game").json()
+            if game["view"]["phase"] == "play":
+                break
+            client.portal.call(asyncio.sleep, 0.05)
+        assert game["view"]["market"] == ["7C", "KD", "3S", "4H"]
+        assert game["log"][-1]["source"] == "camera"
+        assert client.get("/api/video/still.jpg").headers["content-type"] == "image/jpeg"
+        client.post("/api/calls", json={"call": "kemps", "by": "N"})
+        for _ in range(100):
+            if pipeline.reveal_requests:
+                break
+            client.portal.call(asyncio.sleep, 0.05)
+        assert pipeline.reveal_requests == [["S"]]  # the camera is asked to read the partner
+        layout = client.get("/api/table/layout").json()
+        assert "market" in layout["zones"]
+        r = client.put("/api/table/layout/zones/market", json={"polygon": [[500, 250], [780, 250], [780, 470], [500, 470]]})
+        assert r.status_code == 200 and r.json()["zones"]["market"][0] == [500.0, 250.0]
+        assert Path(r.json()["saved_to"]).exists()
+        r = client.put("/api/table/layout/zones/nowhere", json={"polygon": [[0, 0], [1, 0], [1, 1]]})
+        assert r.status_code == 400 and r.json()["error"] == "bad_zone"
+
+
+def test_missing_reader_is_reported_not_fatal(make_client, tmp_path: Path):
+    from vision.capture import open_source
+
+    video = write_recording(tmp_path / "clip.mp4", frames=6)
+
+    def broken(settings: Any, layout: Any, fps: float) -> Any:
+        raise FileNotFoundError("no exported model in models/")
+
+    with make_client(app_kwargs={"pipeline_factory": broken, "source_factory": lambda: open_source(str(video))}) as client:
+        for _ in range(100):
+            feed = client.get("/api/table").json()["feed"]
+            if feed["frames"]:
+                break
+            client.portal.call(asyncio.sleep, 0.05)
+        assert "no exported model" in feed["reader"]
+        deal(client)  # buttons still work

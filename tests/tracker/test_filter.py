@@ -1,0 +1,105 @@
+"""Temporal filter: hysteresis, occlusion, flicker, a card moved but not changed."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from vision.tracker.filter import FilterConfig, ZoneFilter
+
+MARKET = ["7C", "KD", "3S", "4H"]
+
+
+def boxes(n: int, dx: float = 0.0) -> np.ndarray:
+    return np.array([[100 * i + dx, 0, 100 * i + 50 + dx, 80] for i in range(n)], np.float32)
+
+
+def feed(f: ZoneFilter, cards: list[str], t: float, dx: float = 0.0, conf: float = 0.9):
+    return f.update(cards, np.full(len(cards), conf, np.float32), boxes(len(cards), dx), t)
+
+
+def market_filter() -> ZoneFilter:
+    return ZoneFilter("market", FilterConfig(allowed_sizes=(4,)))
+
+
+def test_first_market_needs_confirmation_then_commits() -> None:
+    f = market_filter()
+    assert feed(f, MARKET, 0.0) is None
+    ch = feed(f, MARKET, 0.1)
+    assert ch is not None and sorted(ch.added) == sorted(MARKET) and ch.removed == ()
+    assert sorted(f.cards) == sorted(MARKET)
+
+
+def test_flicker_single_missed_card_is_not_a_removal() -> None:
+    f = market_filter()
+    feed(f, MARKET, 0.0), feed(f, MARKET, 0.1)
+    f.new_episode()
+    for i in range(30):
+        cards = MARKET if i % 3 else MARKET[:3]  # 4H missed on every third read
+        assert feed(f, cards, 0.2 + i * 0.03) is None
+    assert sorted(f.cards) == sorted(MARKET)
+
+
+def test_occlusion_keeps_last_state() -> None:
+    f = market_filter()
+    feed(f, MARKET, 0.0), feed(f, MARKET, 0.1)
+    for _ in range(50):
+        f.hold()  # an arm over the market: nothing is read
+    assert f.occluded and sorted(f.cards) == sorted(MARKET)
+    # A hand resting still over one card: three cards read for a while is not enough.
+    f.new_episode()
+    for i in range(20):
+        assert feed(f, MARKET[1:], 1.0 + i / 30) is None
+    assert sorted(f.cards) == sorted(MARKET)
+    assert not f.occluded
+
+
+def test_odd_size_commits_only_after_long_confirmation() -> None:
+    f = ZoneFilter("market", FilterConfig(allowed_sizes=(0, 4), odd_confirm=10))
+    feed(f, MARKET, 0.0), feed(f, MARKET, 0.1)
+    f.new_episode()
+    results = [feed(f, MARKET[1:], 1.0 + i / 30) for i in range(12)]
+    assert any(r is not None for r in results)
+    assert sorted(f.cards) == sorted(MARKET[1:])
+
+
+def test_card_moved_but_not_changed_stays_the_same() -> None:
+    f = market_filter()
+    feed(f, MARKET, 0.0), feed(f, MARKET, 0.1)
+    f.new_episode()
+    for i in range(10):
+        assert feed(f, MARKET, 0.2 + i / 30, dx=15.0 * i) is None  # slid to the right
+    assert sorted(f.cards) == sorted(MARKET)
+    assert f.box_of("7C") == (135.0, 0.0, 185.0, 80.0)
+
+
+def test_swap_is_one_removed_one_added() -> None:
+    f = market_filter()
+    feed(f, MARKET, 0.0), feed(f, MARKET, 0.1)
+    f.new_episode()
+    after = ["7C", "2C", "3S", "4H"]
+    ch = None
+    for i in range(5):
+        ch = ch or feed(f, after, 1.0 + i / 30)
+    assert ch is not None and ch.removed == ("KD",) and ch.added == ("2C",)
+    assert ch.removed_at == ((125.0, 40.0),) and ch.added_at == ((125.0, 40.0),)
+
+
+def test_low_confidence_reads_are_ignored_and_confidence_is_tracked() -> None:
+    f = market_filter()
+    feed(f, MARKET, 0.0), feed(f, MARKET, 0.1)
+    f.new_episode()
+    for i in range(5):
+        assert feed(f, ["7C", "9H", "3S", "4H"], 1 + i, conf=0.1) is None
+    assert sorted(f.cards) == sorted(MARKET)
+    assert all(c < 0.9 for c in f.confidences)  # missed stable cards decay
+
+
+def test_two_identical_cards_are_two_cards() -> None:
+    f = ZoneFilter("row:N", FilterConfig())
+    feed(f, ["6C", "6C", "3H"], 0.0), feed(f, ["6C", "6C", "3H"], 0.1)
+    assert sorted(f.cards) == ["3H", "6C", "6C"]
+    f.new_episode()
+    ch = None
+    for i in range(4):
+        ch = ch or feed(f, ["6C", "3H"], 1 + i)
+    assert ch is not None and ch.removed == ("6C",) and sorted(f.cards) == ["3H", "6C"]

@@ -1,0 +1,88 @@
+"""Layouts: shipped YAML files, strict keys, zone masks, auto-placement, calibration."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from vision.tracker.layout import (
+    LAYOUT_DIR,
+    LayoutError,
+    ZoneMasks,
+    auto_place_market,
+    load_layout,
+    ring_layout,
+)
+from vision.types import CardDetections
+
+
+@pytest.mark.parametrize("path", sorted(LAYOUT_DIR.glob("*.yaml")), ids=lambda p: p.stem)
+def test_shipped_layouts_load(path: Path) -> None:
+    lay = load_layout(path)
+    assert 2 <= len(lay.seats) <= 12
+    masks = ZoneMasks(lay, lay.size)
+    assert masks.zone_of(np.array([lay.size]) / 2) == ["market"] or lay.khmer
+
+
+def test_layout_by_name_and_unknown_name() -> None:
+    assert load_layout("kemps-4").name == "kemps-4"
+    with pytest.raises(LayoutError, match="unknown layout 'nope'"):
+        load_layout("nope")
+
+
+def test_unknown_key_names_key_and_file(tmp_path: Path) -> None:
+    text = (LAYOUT_DIR / "kemps-4.yaml").read_text().replace("    at:", "    at_:", 1)
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(text)
+    with pytest.raises(LayoutError) as exc:
+        load_layout(bad)
+    msg = str(exc.value)
+    assert "unknown key 'seats.S.at_'" in msg and str(bad) in msg and "\n" not in msg
+
+
+def test_top_level_unknown_key_and_bad_polygon(tmp_path: Path) -> None:
+    bad = tmp_path / "b.yaml"
+    bad.write_text("size: [10, 10]\nmarket: [[0,0],[1,1],[2,0]]\nseats: {}\nmarkets: 1\n")
+    with pytest.raises(LayoutError, match="unknown key 'markets'"):
+        load_layout(bad)
+    bad.write_text("size: [10, 10]\nmarket: [[0,0]]\nseats: {A: {at: [0,0], reveal: [[0,0],[1,0],[1,1]]}, B: {at: [9,9], reveal: [[0,0],[1,0],[1,1]]}}\n")
+    with pytest.raises(LayoutError, match="'market' must be a polygon"):
+        load_layout(bad)
+
+
+def test_zone_lookup_is_vectorised_and_scaled() -> None:
+    lay = load_layout("kemps-4")
+    masks = ZoneMasks(lay, (640, 360))  # half size: zones scale
+    pts = np.array([[320, 180], [320, 300], [5, 5], [100, 180]])
+    assert masks.zone_of(pts) == ["market", "reveal:S", None, "reveal:W"]
+    x1, y1, x2, y2 = masks.roi("market", margin=0.0)
+    assert (x1, y1, x2, y2) == (256, 133, 384, 227)
+
+
+def test_auto_place_market_finds_the_central_group() -> None:
+    boxes = [[600, 320, 650, 390], [660, 320, 710, 390], [600, 400, 650, 470], [660, 400, 710, 470],  # centre
+             [100, 600, 150, 670], [160, 600, 210, 670]]  # a hand at the edge  # fmt: skip
+    det = CardDetections(np.array(boxes, np.float32), np.full(6, 0.9), ["AC", "2C", "3C", "4C", "5C", "6C"])
+    poly = auto_place_market(det, (1280, 720))
+    xs, ys = [p[0] for p in poly], [p[1] for p in poly]
+    assert min(xs) < 600 and max(xs) > 710 and min(ys) < 320 and max(ys) > 470
+    assert min(xs) > 210 and max(ys) < 600
+    with pytest.raises(LayoutError, match="no cards"):
+        auto_place_market(CardDetections.empty(), (1280, 720))
+
+
+def test_calibration_roundtrip(tmp_path: Path) -> None:
+    lay = ring_layout(["P1", "P2", "P3", "P4", "P5", "P6"])
+    lay = lay.set_zone("market", [[500, 300], [700, 300], [700, 420], [500, 420]])
+    lay = lay.set_zone("reveal:P2", [[10, 10], [60, 10], [60, 60]])
+    lay = lay.set_seat("P7", (0, 0), [[0, 0], [50, 0], [50, 50], [0, 50]])
+    out = lay.save(tmp_path / "cal.yaml")
+    back = load_layout(out)
+    assert back.market == ((500, 300), (700, 300), (700, 420), (500, 420))
+    assert back.seats["P2"].reveal == ((10, 10), (60, 10), (60, 60)) and "P7" in back.seats
+    with pytest.raises(LayoutError, match="unknown seat 'Z'"):
+        lay.set_zone("reveal:Z", [[0, 0], [1, 0], [1, 1]])
+    with pytest.raises(LayoutError, match="unknown zone"):
+        lay.set_zone("table", [[0, 0], [1, 0], [1, 1]])

@@ -1,0 +1,107 @@
+"""Market events from synthetic change sequences: deal, swap, stale, reset, anomalies."""
+
+from __future__ import annotations
+
+from vision.tracker.filter import ZoneChange
+from vision.tracker.market import MarketConfig, MarketTracker
+
+
+def change(before: list[str], after: list[str], t: float, at: dict[str, tuple[float, float]] | None = None) -> ZoneChange:
+    removed = [c for c in before if c not in after]
+    added = [c for c in after if c not in before]
+    at = at or {}
+    return ZoneChange(
+        "market", t, tuple(removed), tuple(added), tuple(before), tuple(after),
+        tuple(at.get(c, (0.0, 0.0)) for c in removed), tuple(at.get(c, (0.0, 0.0)) for c in added),
+    )  # fmt: skip
+
+
+def tracker(**kw: object) -> MarketTracker:
+    return MarketTracker(MarketConfig(stale_after_s=5.0, **kw))  # type: ignore[arg-type]
+
+
+M0 = ["7C", "KD", "3S", "4H"]
+
+
+def test_deal_then_swap() -> None:
+    m = tracker()
+    ev, no = m.change(change([], M0, 1.0), 1.0)
+    assert ev == [{"type": "deal", "market": M0, "t": 1.0}] and no == []
+    ev, no = m.change(change(M0, ["7C", "2C", "3S", "4H"], 2.0), 2.0)
+    assert ev == [{"type": "swap", "give": "2C", "take": "KD", "t": 2.0}]
+
+
+def test_double_exchange_is_paired_by_position() -> None:
+    m = tracker()
+    m.change(change([], M0, 1.0), 1.0)
+    at = {"7C": (0, 0), "KD": (100, 0), "9H": (100, 0), "2C": (0, 0)}
+    ev, _ = m.change(change(M0, ["9H", "2C", "3S", "4H"], 2.0, at), 2.0)
+    assert {(e["take"], e["give"]) for e in ev} == {("7C", "2C"), ("KD", "9H")}
+
+
+def test_stale_after_quiet_time_once() -> None:
+    m = tracker()
+    m.change(change([], M0, 1.0), 1.0)
+    assert m.tick(5.9) == []
+    m.activity(5.0)  # a hand over the market restarts the quiet time
+    assert m.tick(9.9) == []
+    assert m.tick(10.0) == [{"type": "stale", "t": 10.0}]
+    assert m.tick(20.0) == []
+
+
+def test_verified_reset_and_seen_twice() -> None:
+    m = tracker()
+    m.change(change([], M0, 1.0), 1.0)
+    m.tick(6.5)
+    new = ["AS", "AD", "5C", "6C"]
+    ev, no = m.change(change(M0, new, 8.0), 8.0)
+    assert ev == [{"type": "reset", "market": new, "t": 8.0}] and no == []
+    m.tick(14.0)
+    again = ["KD", "9S", "9D", "9C"]  # KD went to the discard at the first reset
+    ev, no = m.change(change(new, again, 16.0), 16.0)
+    assert [e["type"] for e in ev] == ["reset"]
+    assert [(n["kind"], n["card"]) for n in no] == [("seen_twice", "KD")]
+
+
+def test_reset_without_our_stale_announces_it() -> None:
+    m = tracker()
+    m.change(change([], M0, 1.0), 1.0)
+    ev, _ = m.change(change(M0, ["AS", "AD", "5C", "6C"], 3.0), 3.0)
+    assert [e["type"] for e in ev] == ["stale", "reset"]
+
+
+def test_card_from_discard_in_a_swap_is_flagged() -> None:
+    m = tracker()
+    m.change(change([], M0, 1.0), 1.0)
+    new = ["AS", "AD", "5C", "6C"]
+    m.change(change(M0, new, 8.0), 8.0)
+    ev, no = m.change(change(new, ["AS", "AD", "5C", "KD"], 9.0), 9.0)
+    assert ev[0]["give"] == "KD"
+    assert [(n["kind"], n["card"]) for n in no] == [("in_discard", "KD")]
+
+
+def test_reshuffle_when_reserve_runs_out() -> None:
+    # 52 cards, 4 players × 4 + 4 market → 32 in reserve: 8 resets, the 9th reshuffles.
+    m = tracker()
+    deck = [r + s for r in ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K") for s in "CDHS"]
+    market = deck[16:20]
+    m.change(change([], market, 1.0), 1.0)
+    t = 1.0
+    for k in range(8):
+        new = deck[20 + 4 * k : 24 + 4 * k]
+        t += 10
+        ev, no = m.change(change(market, new, t), t)
+        assert ev[-1]["type"] == "reset" and no == []
+        market = new
+    t += 10
+    ev, no = m.change(change(market, deck[16:20], t), t)
+    assert ev[-1]["type"] == "reset" and [n["type"] for n in no] == ["reshuffle"]
+
+
+def test_after_a_reveal_the_next_new_market_is_a_deal() -> None:
+    m = tracker()
+    m.change(change([], M0, 1.0), 1.0)
+    m.new_hand(20.0)
+    new = ["AS", "AD", "5C", "6C"]
+    ev, _ = m.change(change(M0, new, 25.0), 25.0)
+    assert ev == [{"type": "deal", "market": new, "t": 25.0}]

@@ -1,0 +1,156 @@
+"""The pipeline on drawn tables: events, occlusion, stale/reset, reveals, Khmer, gating."""
+
+from __future__ import annotations
+
+import pytest
+from tracker_scene import Driver, Scene, TruthReader
+
+from vision.tracker.layout import load_layout
+from vision.tracker.pipeline import TablePipeline
+
+HEADER = {"game": "kemps", "players": ["N", "E", "S", "W"], "teams": [["N", "S"], ["E", "W"]]}
+M0 = ["7C", "KD", "3S", "4H"]
+
+
+def setup(drop: float = 0.0, header: dict | None = None, layout: str = "kemps-4", seed: int = 0):
+    lay = load_layout(layout)
+    scene = Scene(lay, seed=seed)
+    reader = TruthReader(scene, drop=drop, seed=seed)
+    pipe = TablePipeline(lay, reader, header or HEADER, 30.0)
+    return scene, reader, pipe, Driver(pipe, scene)
+
+
+def kinds(events: list[dict]) -> list[str]:
+    return [e["type"] for e in events]
+
+
+@pytest.mark.parametrize("drop", [0.0, 0.15])
+def test_deal_and_swaps_with_seats(drop: float) -> None:
+    scene, _, pipe, d = setup(drop=drop, seed=int(drop * 100))
+    d.wait(0.3)
+    scene.place("market", M0)
+    d.wait(1.0)
+    t_e = d.swap("E", "KD", "2C")
+    d.wait(0.8)
+    t_n = d.swap("N", "7C", "9H")
+    d.wait(0.8)
+    assert kinds(d.events) == ["deal", "swap", "swap"]
+    deal, s1, s2 = d.events
+    assert deal["market"] == M0 and deal["t"] < 0.3 + 0.5
+    assert (s1["take"], s1["give"], s1.get("player")) == ("KD", "2C", "E")
+    assert (s2["take"], s2["give"], s2.get("player")) == ("7C", "9H", "N")
+    assert 0 < s1["t"] - t_e <= 0.8 and 0 < s2["t"] - t_n <= 0.8
+    assert sorted(pipe.state.market) == sorted(["9H", "2C", "3S", "4H"])
+    assert d.notices == []
+
+
+def test_arm_resting_over_the_market_keeps_the_state() -> None:
+    scene, _, pipe, d = setup()
+    scene.place("market", M0)
+    d.wait(1.0)
+    box = scene.cards[1].box
+    d.arm("W", ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2))
+    for _ in range(60):  # two seconds, perfectly still, covering KD
+        d.step()
+        assert pipe.state.hand_in_market and sorted(pipe.state.market) == sorted(M0)
+    d.arm("W", (640, 360), back=True)
+    d.wait(1.0)
+    assert kinds(d.events) == ["deal"] and sorted(pipe.state.market) == sorted(M0)
+
+
+def test_stale_then_verified_reset() -> None:
+    scene, _, pipe, d = setup()
+    scene.place("market", M0)
+    d.wait(1.0)
+    d.wait(5.0)  # nobody touches the market for the quiet time (5 s)
+    assert kinds(d.events) == ["deal", "stale"]
+    stale_t = d.events[-1]["t"]
+    assert 5.0 <= stale_t <= 5.6
+    for c in M0:
+        scene.remove(c)
+    d.wait(0.6)
+    scene.place("market", ["AS", "AD", "5C", "6C"])
+    d.wait(0.8)
+    assert kinds(d.events) == ["deal", "stale", "reset"]
+    assert d.events[-1]["market"] == ["AS", "AD", "5C", "6C"]
+    assert pipe.state.seconds_since_market_change < 1.0
+    for c in ["AS", "AD", "5C", "6C"]:
+        scene.remove(c)
+    scene.place("market", ["KD", "9S", "9D", "9C"])  # KD was discarded: anomaly
+    d.wait(0.8)
+    assert kinds(d.events)[-2:] == ["stale", "reset"]
+    assert [(n["kind"], n["card"]) for n in d.notices] == [("seen_twice", "KD")]
+
+
+def test_motion_gating_reads_only_when_something_changed() -> None:
+    scene, reader, pipe, d = setup()
+    scene.place("market", M0)
+    d.wait(3.0)
+    calls = reader.calls
+    d.wait(3.0)  # a still table: only the periodic refresh (1 per second)
+    assert reader.calls - calls <= 4
+    assert reader.pixels / d.index < 0.02 * 1280 * 720  # crops, never the whole frame
+
+
+def test_reveal_until_stable_with_confidence() -> None:
+    scene, _, pipe, d = setup()
+    scene.place("market", M0)
+    d.wait(0.5)
+    pipe.request_reveal(["E", "W"], d.t)
+    d.wait(0.5)
+    scene.place("reveal:E", ["9C", "9D", "9H", "9S"])
+    scene.place("reveal:W", ["2C", "2D", "5H", "JS"])
+    d.wait(1.0)
+    reveals = [e for e in d.events if e["type"] == "reveal"]
+    assert len(reveals) == 1
+    r = reveals[0]
+    assert r["hands"] == {"E": ["9C", "9D", "9H", "9S"], "W": ["2C", "2D", "5H", "JS"]}
+    assert all(0.8 < c <= 1 for c in r["meta"]["confidence"]["E"])
+    assert r["t"] - 1.0 < 0.6
+
+
+def test_reveal_timeout_prompt_then_manual_correction() -> None:
+    scene, _, pipe, d = setup()
+    scene.place("market", M0)
+    d.wait(0.5)
+    pipe.request_reveal(["N", "S"], d.t)
+    scene.place("reveal:N", ["QC", "QD", "QH", "QS"])
+    d.wait(13.0)  # S never lays cards down
+    assert not [e for e in d.events if e["type"] == "reveal"]
+    timeouts = [n for n in d.notices if n["type"] == "reveal_timeout"]
+    assert len(timeouts) == 1 and timeouts[0]["seats"] == ["S"] and "S" in timeouts[0]["prompt"]
+    ev = pipe.correct_reveal("S", ["3c", "4D", "5H", "6S"])
+    assert ev[0]["hands"]["S"] == ["3C", "4D", "5H", "6S"] and ev[0]["meta"]["corrected"] == ["S"]
+    d.step()
+    assert [e for e in d.events if e["type"] == "reveal"] == ev
+
+
+def test_khmer_play_steal_discard() -> None:
+    header = {"game": "khmer", "players": ["S", "N"]}
+    scene, _, pipe, d = setup(header=header, layout="khmer-2")
+    d.wait(0.5)
+    rows = {p: scene.slots(f"row:{p}", 6) for p in ("S", "N")}
+
+    def lay(zone: str, card: str, box: tuple[float, float, float, float] | None = None) -> None:
+        from tracker_scene import Placed
+
+        box = box or scene.slots(zone, 1)[0]
+        scene.cards.append(Placed(card, box))
+
+    lay("row:S", "3H", rows["S"][0])
+    d.wait(0.6)
+    lay("row:N", "5S", rows["N"][0])
+    d.wait(0.6)
+    lay("row:S", "2H", rows["S"][1])
+    d.wait(0.6)
+    scene.remove("2H")  # N steals S's last card onto N's pile
+    lay("pile:N", "2H")
+    d.wait(0.6)
+    lay("discard:S", "6C")
+    d.wait(0.6)
+    ev = [(e["type"], e["player"], e.get("card")) for e in d.events]
+    assert ev == [("play", "S", "3H"), ("play", "N", "5S"), ("play", "S", "2H"), ("steal", "N", None), ("discard", "S", "6C")]
+    assert pipe.state.zones["pile:N"].cards == ("2H",)
+    assert pipe.khmer_table is not None
+    assert pipe.khmer_table.totals({"S": ["AH"], "N": ["4S"]}) == {"table": 8, "players": {"S": 1, "N": 6}, "winner": "N"}
+    assert d.notices == []

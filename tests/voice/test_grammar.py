@@ -1,0 +1,75 @@
+"""The grammar is built from the active rules, the players' names and configs/voice.yaml."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from referee.voice.grammar import VoiceConfigError, build_grammar, load_config, resolve_game
+
+NAMES = ["north", "east", "south", "west"]
+
+
+def test_cut_grammar_has_every_player_and_nothing_of_kems() -> None:
+    g = build_grammar("kemps", NAMES, load_config())
+    cuts = {p.target for p in g.phrases if p.template == "cut {name}"}
+    assert cuts == set(NAMES)
+    assert {p.call for p in g.phrases} == {"kemps", "cut"}
+    assert not any("kems" in p.text.split() or "contre" in p.text for p in g.phrases)
+    # every word of every phrase is in the dictionary handed to pocketsphinx
+    assert all(w in g.dictionary for p in g.phrases for w in p.text.split())
+
+
+def test_kems_grammar_loads_only_french_calls() -> None:
+    g = build_grammar("kems", NAMES, load_config())
+    assert {p.call for p in g.phrases} == {"kems", "double_kems", "contre_kems"}
+    assert not any(w in ("counter", "cut", "stop") for p in g.phrases for w in p.text.split())
+    assert {p.n_words for p in g.phrases if p.call == "kems"} == {1}
+
+
+def test_names_change_the_grammar_and_longer_names_get_stricter_thresholds() -> None:
+    g = build_grammar("kemps", ["Alice", "Bob"], load_config())
+    cut = {p.target: p for p in g.phrases if p.template == "cut {name}"}
+    assert set(cut) == {"Alice", "Bob"}
+    assert cut["Alice"].text == "cut alice" and g.dictionary["alice"] == "AE L AH S"
+    assert cut["Alice"].threshold < cut["Bob"].threshold  # 4 phones vs 3
+
+
+def test_unknown_name_is_guessed_with_a_warning_or_taken_from_config() -> None:
+    g = build_grammar("kemps", ["Zxqwy"], load_config())
+    assert "zxqwy" in g.dictionary and any("zxqwy" in w for w in g.warnings)
+    cfg = load_config(overrides={"pronunciations": {"zxqwy": "Z IH K W IY"}})
+    g = build_grammar("kemps", ["Zxqwy"], cfg)
+    assert g.dictionary["zxqwy"] == "Z IH K W IY" and not g.warnings
+
+
+def test_unknown_config_key_is_a_clear_error(tmp_path: Path) -> None:
+    bad = tmp_path / "voice.yaml"
+    bad.write_text(Path(load_config.__globals__["DEFAULT_CONFIG"]).read_text() + "\nhold_msec: 100\n")
+    with pytest.raises(VoiceConfigError, match="unknown key.*hold_msec"):
+        load_config(bad)
+    with pytest.raises(VoiceConfigError, match="unknown phrase.*stop kem"):
+        load_config(overrides={"thresholds": {**load_config().thresholds, "stop kem": 1e-20}})
+    with pytest.raises(VoiceConfigError, match="positive ratio"):
+        load_config(overrides={"thresholds": {**load_config().thresholds, "kemps": -5}})
+
+
+def test_rules_without_calls_and_same_sounding_names_are_refused() -> None:
+    with pytest.raises(VoiceConfigError, match="Khmer has no spoken calls"):
+        resolve_game("khmer")
+    with pytest.raises(VoiceConfigError, match="unknown rules"):
+        resolve_game("no-such-rules")
+    with pytest.raises(VoiceConfigError, match="same spoken name"):
+        build_grammar("kemps", ["Ann", "ann"], load_config())
+
+
+def test_variants_off_keeps_first_pronunciations_only() -> None:
+    g = build_grammar("kemps", NAMES, load_config(overrides={"variants": False}))
+    assert not any("_" in w for w in g.dictionary)
+
+
+def test_no_cut_variant_drops_every_cut_phrase() -> None:
+    for rules, overrides in (("kemps:no_cut", None), ("no_cut", None), ("kemps", {"variant": ["no_cut"]})):
+        g = build_grammar(rules, NAMES, load_config(), overrides)
+        assert {p.call for p in g.phrases} == {"kemps"}, rules

@@ -1,0 +1,78 @@
+"""The listener on committed fixtures made by scripts/make_voice_fixtures.py (flite voices)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("pocketsphinx")
+
+from referee.voice.listener import CallListener, VoiceCall  # noqa: E402
+from referee.voice.sources import read_wav  # noqa: E402
+
+FIX = Path(__file__).resolve().parents[1] / "fixtures" / "voice"
+EXPECTED = json.loads((FIX / "expected.json").read_text())
+NAMES = ["north", "east", "south", "west"]
+
+
+def listen(name: str, rules: str, piece: int = 640) -> list[VoiceCall]:
+    pcm = read_wav(FIX / f"{name}.wav")
+    lis = CallListener(rules, NAMES)
+    out: list[VoiceCall] = []
+    for i in range(0, len(pcm), piece):
+        out += lis.feed(pcm[i : i + piece])
+    return out + lis.flush()
+
+
+@pytest.mark.parametrize(
+    ("name", "rules"), [("kemps_calls", "kemps"), ("kems_calls", "kems"), ("kemps_pink20", "kemps")]
+)
+def test_fixture_calls_are_heard_in_order_with_their_targets(name: str, rules: str) -> None:
+    want = EXPECTED[name]["calls"]
+    got = listen(name, rules)
+    assert [(c.call, c.target) for c in got] == [(w["call"], w["target"]) for w in want]
+    for c, w in zip(got, want):
+        assert abs(c.t - w["end"]) < 0.25  # t is the end of the phrase
+        assert 0.0 < c.confidence <= 1.0
+        assert c.provisional == (len(c.phrase.split()) == 1)
+
+
+def test_chatter_with_confusables_gives_no_two_word_call() -> None:
+    got = listen("chatter", "kemps") + listen("chatter", "kems")
+    assert [c for c in got if not c.provisional] == []
+
+
+def test_piece_size_and_clock_do_not_change_what_is_heard() -> None:
+    pcm = read_wav(FIX / "kemps_calls.wav")
+    base = listen("kemps_calls", "kemps")
+    lis = CallListener("kemps", NAMES)
+    odd = []
+    for k, i in enumerate(range(0, len(pcm), 1234)):  # uneven pieces, stream starting at t=100 s
+        odd += lis.feed(pcm[i : i + 1234], t0=100.0 if k == 0 else None)
+    odd += lis.flush()
+    assert [(c.call, c.target) for c in odd] == [(c.call, c.target) for c in base]
+    assert all(abs(a.t - 100.0 - b.t) < 0.03 for a, b in zip(odd, base))
+
+
+def test_longest_phrase_wins_over_its_prefix() -> None:
+    got = listen("kemps_calls", "kemps")
+    stop = [c for c in got if c.phrase == "stop kemps"]
+    assert len(stop) == 1 and stop[0].call == "cut" and not stop[0].provisional
+    # the "kemps" inside "stop kemps" is not reported separately
+    assert not any(c.call == "kemps" and abs(c.t - stop[0].t) < 0.5 for c in got)
+
+
+def test_one_word_calls_go_straight_through_when_configured() -> None:
+    from referee.voice.grammar import load_config
+
+    lis = CallListener("kemps", NAMES, load_config(overrides={"one_word_provisional": False}))
+    pcm = read_wav(FIX / "kemps_calls.wav")
+    got = lis.feed(pcm) + lis.flush()
+    assert got and not any(c.provisional for c in got)
+
+
+def test_odd_byte_count_is_refused() -> None:
+    with pytest.raises(ValueError, match="16-bit"):
+        CallListener("kemps", NAMES).feed(b"\x00\x01\x02")

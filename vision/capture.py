@@ -1,0 +1,185 @@
+"""Frame sources: a webcam index, a video file or a stream URL → `Frame` iterator.
+
+`open_source(0)` opens a camera, `open_source("game.mp4")` a file, `open_source("rtsp://…")`
+a stream. Frames are stamped `t = index / fps` (never the wall clock) so a recording replays
+identically. Failures are one clear `CaptureError` line: no camera at that index, file
+missing, unreadable or corrupt video. A live source (camera or stream) that stops delivering
+frames mid-game is reported through `on_status` and reopened with a bounded exponential
+backoff; only when every retry fails does iteration end with `CameraLostError`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from vision.types import Frame
+
+_STREAM_PREFIXES = ("rtsp://", "rtsps://", "http://", "https://", "udp://", "tcp://")
+
+
+class CaptureError(RuntimeError):
+    """The source cannot be opened or read (one clear line)."""
+
+
+class CameraLostError(CaptureError):
+    """A live source stopped delivering frames and did not come back."""
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """Reopening a lost live source: delays `initial_s`, ×`factor`, capped, `attempts` tries."""
+
+    attempts: int = 6
+    initial_s: float = 0.5
+    factor: float = 2.0
+    max_s: float = 8.0
+
+    def delays(self) -> Iterator[float]:
+        d = self.initial_s
+        for _ in range(self.attempts):
+            yield d
+            d = min(self.max_s, d * self.factor)
+
+
+StatusCallback = Callable[[dict[str, Any]], None]
+
+
+def _default_status(msg: dict[str, Any]) -> None:
+    import sys
+
+    print(f"capture: {msg['message']}", file=sys.stderr)
+
+
+class FrameSource:
+    """Iterates `Frame`s from one OpenCV capture; `fps`, `size`, `close()`; context manager."""
+
+    def __init__(
+        self,
+        source: int | str,
+        *,
+        retry: RetryPolicy | None = None,
+        on_status: StatusCallback | None = None,
+        opener: Callable[[int | str], Any] | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self.source = source
+        self.live = isinstance(source, int) or str(source).startswith(_STREAM_PREFIXES)
+        self.retry = retry or RetryPolicy()
+        self.on_status = on_status or _default_status
+        self._opener = opener or _cv2_open
+        self._sleep = sleep
+        self._cap: Any = None
+        self._index = 0
+        self._open_first()
+
+    # ---- opening ---------------------------------------------------------------------
+    def _open_first(self) -> None:
+        src = self.source
+        if not self.live:
+            path = Path(str(src))
+            if not path.exists():
+                raise CaptureError(f"video file not found: {path}")
+            if path.is_dir():
+                raise CaptureError(f"{path} is a folder, not a video file")
+        cap = self._opener(src)
+        if cap is None or not cap.isOpened():
+            if cap is not None:
+                cap.release()
+            raise CaptureError(_open_failure(src))
+        ok, first = cap.read()
+        if not ok or first is None:
+            cap.release()
+            what = f"camera {src}" if isinstance(src, int) else str(src)
+            raise CaptureError(f"{what}: opened but no frame could be decoded (corrupt or unsupported video?)")
+        self._cap = cap
+        self._pending = first
+        fps = float(cap.get(5) or 0.0)  # cv2.CAP_PROP_FPS
+        self.fps = fps if 1.0 <= fps <= 240.0 else 30.0
+        self.size = (int(first.shape[1]), int(first.shape[0]))
+        n = int(cap.get(7) or 0)  # cv2.CAP_PROP_FRAME_COUNT
+        self.frame_count: int | None = n if (not self.live and n > 0) else None
+
+    def _reopen(self) -> bool:
+        """Live source lost: report, then retry with backoff. True when frames flow again."""
+        self.on_status({"type": "camera_lost", "source": str(self.source), "message": f"{self._name()} lost; retrying"})
+        if self._cap is not None:
+            self._cap.release()
+            self._cap = None
+        for attempt, delay in enumerate(self.retry.delays(), start=1):
+            self._sleep(delay)
+            cap = self._opener(self.source)
+            if cap is not None and cap.isOpened():
+                ok, img = cap.read()
+                if ok and img is not None:
+                    self._cap, self._pending = cap, img
+                    self.on_status({
+                        "type": "camera_restored", "source": str(self.source), "attempt": attempt,
+                        "message": f"{self._name()} back after {attempt} attempt(s)",
+                    })  # fmt: skip
+                    return True
+            if cap is not None:
+                cap.release()
+            self.on_status({
+                "type": "camera_retry", "source": str(self.source), "attempt": attempt,
+                "message": f"{self._name()}: attempt {attempt}/{self.retry.attempts} failed",
+            })  # fmt: skip
+        return False
+
+    def _name(self) -> str:
+        return f"camera {self.source}" if isinstance(self.source, int) else f"stream {self.source}"
+
+    # ---- iteration -------------------------------------------------------------------
+    def __iter__(self) -> Iterator[Frame]:
+        while True:
+            img = self._pending
+            self._pending = None
+            if img is None:
+                if self._cap is None:
+                    return
+                ok, img = self._cap.read()
+                if not ok or img is None:
+                    if not self.live:
+                        return  # end of file
+                    if not self._reopen():
+                        raise CameraLostError(f"{self._name()} lost and not back after {self.retry.attempts} attempts")
+                    continue
+            # Time is frame index / fps, also for live sources (stamped from their start).
+            yield Frame(image=img, t=self._index / self.fps, index=self._index)
+            self._index += 1
+
+    def close(self) -> None:
+        if self._cap is not None:
+            self._cap.release()
+            self._cap = None
+
+    def __enter__(self) -> FrameSource:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def open_source(source: int | str, **kwargs: Any) -> FrameSource:
+    """Open a webcam index (int or digit string), a video file path or a stream URL."""
+    if isinstance(source, str) and source.strip().isdigit():
+        source = int(source.strip())
+    return FrameSource(source, **kwargs)
+
+
+def _cv2_open(source: int | str) -> Any:
+    import cv2
+
+    cv2.setLogLevel(0) if hasattr(cv2, "setLogLevel") else None  # OpenCV's own warnings are noise here
+    return cv2.VideoCapture(source)
+
+
+def _open_failure(src: int | str) -> str:
+    if isinstance(src, int):
+        return f"no camera at index {src} (check the cable, or try another --camera index)"
+    if str(src).startswith(_STREAM_PREFIXES):
+        return f"cannot open stream {src}"
+    return f"cannot read video {src} (unsupported or corrupt file)"

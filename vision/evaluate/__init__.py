@@ -1,0 +1,1 @@
+"""Offline evaluation (`referee eval`): dataset loading, pipeline runs, metrics, report."""

@@ -1,0 +1,61 @@
+"""Index classifier at run time: square crops -> rank, suit and "is an index" scores.
+
+The exported network (see `vision/train/classifier_model.py`) takes NCHW float crops in
+0..1 (RGB) and returns one tensor (N, len(ranks) + len(suits) + 1): rank logits, suit
+logits, one logit saying whether the crop holds a corner index at all, then the index's
+reading direction as an (x, y) vector in image coordinates pointing to the card's top.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from vision.reader.crops import square_crops
+from vision.reader.runtime import Session
+
+
+@dataclass(frozen=True, slots=True)
+class IndexReadings:
+    """Per-box classifier output (parallel arrays)."""
+
+    rank: np.ndarray  # (N,) int
+    rank_p: np.ndarray  # (N,) float
+    suit: np.ndarray
+    suit_p: np.ndarray
+    index_p: np.ndarray  # probability the crop is a real corner index
+    up: np.ndarray | None = None  # (N, 2) reading direction (unnormalised), image x/y
+
+
+def softmax(z: np.ndarray) -> np.ndarray:
+    z = z - z.max(axis=1, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def to_input(crops: np.ndarray) -> np.ndarray:
+    """(N, S, S, 3) BGR uint8 -> (N, 3, S, S) RGB float 0..1 (training uses the same)."""
+    return crops[..., ::-1].transpose(0, 3, 1, 2).astype(np.float32) / 255.0
+
+
+class IndexClassifier:
+    def __init__(self, session: Session, size: int, pad: float, n_ranks: int, n_suits: int, batch: int = 64) -> None:
+        self.session, self.size, self.pad = session, size, pad
+        self.n_ranks, self.n_suits, self.batch = n_ranks, n_suits, batch
+
+    def logits(self, crops: np.ndarray) -> np.ndarray:
+        out = [self.session.run(to_input(crops[i : i + self.batch])) for i in range(0, len(crops), self.batch)]
+        return np.concatenate(out, axis=0)
+
+    def classify(self, image: np.ndarray, boxes: np.ndarray) -> IndexReadings:
+        if len(boxes) == 0:
+            z = np.zeros((0,), np.float32)
+            return IndexReadings(z.astype(int), z, z.astype(int), z, z, np.zeros((0, 2), np.float32))
+        raw = self.logits(square_crops(image, boxes, self.size, self.pad))
+        r = softmax(raw[:, : self.n_ranks])
+        s = softmax(raw[:, self.n_ranks : self.n_ranks + self.n_suits])
+        k = self.n_ranks + self.n_suits
+        v = 1.0 / (1.0 + np.exp(-raw[:, k]))
+        up = raw[:, k + 1 : k + 3] if raw.shape[1] >= k + 3 else None
+        return IndexReadings(r.argmax(1), r.max(1), s.argmax(1), s.max(1), v.astype(np.float32), up)

@@ -1,0 +1,166 @@
+"""Group classified corner indices into physical cards. Pure: numpy in, dataclasses out.
+
+Every corner index sits at the top-left of its card *as seen upright from that index*
+(the bottom-right index of a card is the top-left one turned 180°). So one index, its
+reading direction `up` and its size predict the whole card: centre, outline, orientation.
+
+Two indices are the same physical card when they read the same card and either
+  - overlap (the same index found twice), or
+  - face opposite ways (≈180° apart) and predict nearly the same card centre.
+Identical cards in a cascade face the same way, so they are never merged. In a one-deck
+game a card exists once: only the best-supported group of each identity is kept; with
+two decks, the two best.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+
+@dataclass(frozen=True, slots=True)
+class CardGeometry:
+    """Card shape relative to its index, in units of the index's long side `s`.
+
+    centre = index centre + (right * cx + down * cy) * s, with right/down the card's axes
+    as seen from the index. Measured on the training decks (see vision/train/dataset.py).
+    """
+
+    cx: float = 1.55
+    cy: float = 2.35
+    width: float = 3.7
+    height: float = 5.3
+    link_radius: float = 1.4  # max distance of predicted centres, in s, to join a pair
+    opposite_deg: float = 120.0  # min angle between the two `up`s of a pair
+
+
+@dataclass(slots=True)
+class IndexObs:
+    """One classified index: box in image px, card string, probability, reading direction."""
+
+    box: tuple[float, float, float, float]
+    card: str
+    p: float
+    up: tuple[float, float] | None = None  # unit vector (image x, y) pointing to the card's top
+
+    @property
+    def centre(self) -> np.ndarray:
+        x1, y1, x2, y2 = self.box
+        return np.array([(x1 + x2) / 2, (y1 + y2) / 2], np.float64)
+
+    @property
+    def size(self) -> float:
+        x1, y1, x2, y2 = self.box
+        return float(max(x2 - x1, y2 - y1, 1e-6))
+
+
+@dataclass(slots=True)
+class CardGroup:
+    card: str
+    confidence: float
+    members: list[IndexObs] = field(default_factory=list)
+    quad: np.ndarray | None = None  # (4, 2) clockwise from the card's top-left
+
+    @property
+    def index_boxes(self) -> list[tuple[float, float, float, float]]:
+        return [m.box for m in self.members]
+
+    @property
+    def xyxy(self) -> tuple[float, float, float, float]:
+        """Box of the predicted outline, or the union of the index boxes without one."""
+        if self.quad is not None:
+            (x1, y1), (x2, y2) = self.quad.min(axis=0), self.quad.max(axis=0)
+            return float(x1), float(y1), float(x2), float(y2)
+        b = np.array(self.index_boxes, np.float64)
+        return float(b[:, 0].min()), float(b[:, 1].min()), float(b[:, 2].max()), float(b[:, 3].max())
+
+
+def _axes(up: tuple[float, float]) -> tuple[np.ndarray, np.ndarray]:
+    """(right, down) unit vectors of a card whose top points along `up` (image y down)."""
+    u = np.asarray(up, np.float64)
+    u = u / max(np.linalg.norm(u), 1e-9)
+    down = -u
+    right = np.array([-u[1], u[0]])  # up (0,-1) -> right (1, 0)
+    return right, down
+
+
+def predicted_centre(obs: IndexObs, geom: CardGeometry) -> np.ndarray | None:
+    if obs.up is None:
+        return None
+    right, down = _axes(obs.up)
+    return obs.centre + (right * geom.cx + down * geom.cy) * obs.size
+
+
+def predicted_quad(obs: IndexObs, centre: np.ndarray, size: float, geom: CardGeometry) -> np.ndarray:
+    assert obs.up is not None
+    right, down = _axes(obs.up)
+    hw, hh = geom.width * size / 2, geom.height * size / 2
+    corners = [(-hw, -hh), (hw, -hh), (hw, hh), (-hw, hh)]  # TL, TR, BR, BL: clockwise on screen
+    return np.array([centre + right * a + down * b for a, b in corners], np.float32)
+
+
+def box_iou(a: tuple[float, ...], b: tuple[float, ...]) -> float:
+    iw = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    ih = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    inter = iw * ih
+    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
+    return inter / union if union > 0 else 0.0
+
+
+def same_card(a: IndexObs, b: IndexObs, geom: CardGeometry) -> bool:
+    if box_iou(a.box, b.box) > 0.3:
+        return True
+    ca, cb = predicted_centre(a, geom), predicted_centre(b, geom)
+    if ca is None or cb is None or a.up is None or b.up is None:
+        return False
+    cos = float(np.dot(a.up, b.up) / max(np.linalg.norm(a.up) * np.linalg.norm(b.up), 1e-9))
+    if np.degrees(np.arccos(np.clip(cos, -1, 1))) < geom.opposite_deg:
+        return False
+    return float(np.linalg.norm(ca - cb)) <= geom.link_radius * (a.size + b.size) / 2
+
+
+def _clusters(obs: list[IndexObs], geom: CardGeometry) -> list[list[int]]:
+    parent = list(range(len(obs)))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for i in range(len(obs)):
+        for j in range(i + 1, len(obs)):
+            if same_card(obs[i], obs[j], geom):
+                parent[find(i)] = find(j)
+    groups: dict[int, list[int]] = {}
+    for i in range(len(obs)):
+        groups.setdefault(find(i), []).append(i)
+    return list(groups.values())
+
+
+def _make_group(card: str, members: list[IndexObs], geom: CardGeometry) -> CardGroup:
+    conf = 1.0 - float(np.prod([1.0 - m.p for m in members]))
+    oriented = [m for m in members if m.up is not None]
+    quad = None
+    if oriented:
+        best = max(oriented, key=lambda m: m.p)
+        centres = np.array([predicted_centre(m, geom) for m in oriented])
+        size = float(np.mean([m.size for m in oriented]))
+        quad = predicted_quad(best, centres.mean(axis=0), size, geom)
+    return CardGroup(card=card, confidence=conf, members=members, quad=quad)
+
+
+def group_indices(obs: list[IndexObs], geom: CardGeometry | None = None, two_decks: bool = False) -> list[CardGroup]:
+    """Cards from indices: each physical card once, sorted by confidence (highest first)."""
+    geom = geom or CardGeometry()
+    by_card: dict[str, list[IndexObs]] = {}
+    for o in obs:
+        by_card.setdefault(o.card, []).append(o)
+    cards: list[CardGroup] = []
+    for card, items in by_card.items():
+        groups = [_make_group(card, [items[i] for i in c], geom) for c in _clusters(items, geom)]
+        groups.sort(key=lambda g: -g.confidence)
+        cards.extend(groups[: 2 if two_decks else 1])
+    cards.sort(key=lambda g: -g.confidence)
+    return cards

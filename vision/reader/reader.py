@@ -1,0 +1,185 @@
+"""`CardReader`: image -> `CardDetections`, with the exported two-stage model.
+
+Stage a: a one-class corner-index detector on a downscaled copy of the image (indices
+~9–30 px tall there, as in training). Stage b: an index classifier on square crops of the
+full-resolution image (rank, suit, "is an index", reading direction). Then grouping
+(`vision.reader.grouping`) turns indices into physical cards.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from vision.reader.classifier import IndexClassifier
+from vision.reader.detector import IndexDetector
+from vision.reader.grouping import CardGeometry, IndexObs, group_indices
+from vision.reader.labels import RANKS, SUITS
+from vision.reader.runtime import ModelError, load_session
+from vision.types import CardDetections
+
+DEFAULT_MODEL_DIR = Path(__file__).resolve().parents[2] / "models"
+META_FILE = "reader.json"
+
+
+@dataclass(slots=True)
+class ReaderMeta:
+    """Everything the runtime needs to know about a shipped model (models/reader.json)."""
+
+    detector_file: str = "index_detector.xml"
+    detector_input_hw: tuple[int, int] = (384, 640)
+    detector_conf: float = 0.25
+    detector_iou: float = 0.5
+    index_px_range: tuple[float, float] = (9.0, 30.0)  # index long side at detector scale
+    index_px_target: float = 17.0
+    classifier_file: str = "index_classifier.onnx"
+    classifier_size: int = 40
+    classifier_pad: float = 1.25
+    ranks: tuple[str, ...] = RANKS
+    suits: tuple[str, ...] = SUITS
+    min_index_p: float = 0.5
+    min_card_p: float = 0.3
+    geometry: CardGeometry = field(default_factory=CardGeometry)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> ReaderMeta:
+        data = dict(data)
+        geom = CardGeometry(**data.pop("geometry", {}))
+        known = {f for f in cls.__dataclass_fields__}
+        unknown = set(data) - known
+        if unknown:
+            raise ModelError(f"{META_FILE}: unknown keys {sorted(unknown)}")
+        for key in ("detector_input_hw", "index_px_range", "ranks", "suits"):
+            if key in data:
+                data[key] = tuple(data[key])
+        return cls(geometry=geom, **data)
+
+    def to_json(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["geometry"] = asdict(self.geometry)
+        return d
+
+
+class CardReader:
+    """Reads cards from BGR images. Build with `CardReader.load()`."""
+
+    def __init__(self, meta: ReaderMeta, detector: IndexDetector, classifier: IndexClassifier) -> None:
+        self.meta, self.detector, self.classifier = meta, detector, classifier
+
+    @classmethod
+    def load(cls, model_dir: str | Path | None = None, threads: int = 2) -> CardReader:
+        """Load the shipped model (default: the repo's models/). Raises ModelError (one line)."""
+        root = Path(model_dir) if model_dir is not None else DEFAULT_MODEL_DIR
+        meta_path = root / META_FILE
+        if not root.is_dir():
+            raise ModelError(f"model directory not found: {root}")
+        if not meta_path.is_file():
+            raise ModelError(f"not a card-reader model directory (no {META_FILE}): {root}")
+        try:
+            meta = ReaderMeta.from_json(json.loads(meta_path.read_text()))
+        except (ValueError, TypeError) as exc:
+            raise ModelError(f"corrupt {meta_path}: {exc}") from None
+        det = IndexDetector(
+            load_session(root / meta.detector_file, threads), meta.detector_input_hw, meta.detector_conf, meta.detector_iou
+        )
+        clf = IndexClassifier(
+            load_session(root / meta.classifier_file, threads),
+            meta.classifier_size,
+            meta.classifier_pad,
+            len(meta.ranks),
+            len(meta.suits),
+        )
+        return cls(meta, det, clf)
+
+    # -- stage a: find indices at a scale where they look like the training ones ----------
+    def _detect(self, image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        ih, iw = self.meta.detector_input_hw
+        h, w = image.shape[:2]
+        lo, hi = self.meta.index_px_range
+        s0 = min(1.0, iw / w, ih / h)
+        boxes, scores, scale = np.zeros((0, 4), np.float32), np.zeros((0,), np.float32), s0
+        for s in (s0, s0 * 0.4, s0 * 0.16):  # close-ups: indices too big at s0
+            boxes, scores = self.detector.detect(image, s)
+            scale = s
+            if len(boxes):
+                break
+        if not len(boxes):
+            return boxes, scores
+        size = float(np.median(np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]))) * scale
+        if not lo <= size <= hi:
+            rescaled = scale * self.meta.index_px_target / size
+            b2, s2 = self.detector.detect(image, rescaled)
+            if len(b2):
+                boxes, scores = b2, s2
+        return boxes, scores
+
+    def read_indices(self, image: np.ndarray) -> list[IndexObs]:
+        """Stage a + b: classified corner indices, before grouping."""
+        boxes, scores = self._detect(image)
+        r = self.classifier.classify(image, boxes)
+        obs = []
+        for i, box in enumerate(boxes):
+            if r.index_p[i] < self.meta.min_index_p:
+                continue
+            up = None
+            if r.up is not None and np.linalg.norm(r.up[i]) > 0.3:
+                u = r.up[i] / np.linalg.norm(r.up[i])
+                up = (float(u[0]), float(u[1]))
+            card = self.meta.ranks[r.rank[i]] + self.meta.suits[r.suit[i]]
+            p = float(r.rank_p[i] * r.suit_p[i] * r.index_p[i])
+            obs.append(IndexObs(box=tuple(float(v) for v in box), card=card, p=p, up=up))  # type: ignore[arg-type]
+        return obs
+
+    def read(
+        self, image_bgr: np.ndarray, roi: tuple[int, int, int, int] | None = None, two_decks: bool = False
+    ) -> CardDetections:
+        """Cards in `image_bgr` (H×W×3 uint8), each physical card once; boxes in full-image px.
+
+        roi: (x1, y1, x2, y2) to read only that part (a zone crop); results are shifted back.
+        two_decks: keep up to two cards of the same identity (two-deck games).
+        """
+        image = _check_image(image_bgr)
+        dx = dy = 0
+        if roi is not None:
+            x1, y1, x2, y2 = (int(v) for v in roi)
+            x1, y1 = max(x1, 0), max(y1, 0)
+            x2, y2 = min(x2, image.shape[1]), min(y2, image.shape[0])
+            if x2 - x1 < 2 or y2 - y1 < 2:
+                raise ValueError(f"roi {roi} is empty inside a {image.shape[1]}×{image.shape[0]} image")
+            image, dx, dy = image[y1:y2, x1:x2], x1, y1
+        groups = [g for g in group_indices(self.read_indices(image), self.meta.geometry, two_decks)
+                  if g.confidence >= self.meta.min_card_p]
+        if not groups:
+            return CardDetections.empty()
+        quads = np.stack([g.quad if g.quad is not None else _box_quad(g.xyxy) for g in groups])
+        det = CardDetections(
+            xyxy=np.array([g.xyxy for g in groups], np.float32),
+            confidence=np.array([g.confidence for g in groups], np.float32),
+            cards=[g.card for g in groups],
+            index_boxes=[g.index_boxes for g in groups],
+            quads=quads,
+        )
+        return det.offset(dx, dy) if (dx or dy) else det
+
+
+def _box_quad(box: tuple[float, float, float, float]) -> np.ndarray:
+    x1, y1, x2, y2 = box
+    return np.array([(x1, y1), (x2, y1), (x2, y2), (x1, y2)], np.float32)
+
+
+def _check_image(image: np.ndarray) -> np.ndarray:
+    if not isinstance(image, np.ndarray) or image.ndim not in (2, 3) or image.size == 0:
+        raise ValueError("image must be a non-empty H×W×3 uint8 BGR array")
+    if image.ndim == 2:
+        import cv2
+
+        image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+    if image.shape[2] == 4:
+        image = image[:, :, :3]
+    if image.dtype != np.uint8:
+        raise ValueError(f"image must be uint8, got {image.dtype}")
+    return np.ascontiguousarray(image)

@@ -1,0 +1,134 @@
+"""Exported-model runtime without torch: OpenVINO first, ONNX Runtime as fallback.
+
+Also the detector's own pre-processing (letterbox) and post-processing (decode + NMS) for
+ultralytics' raw export output `(1, 4 + nc, anchors)` with boxes as centre-x, centre-y,
+width, height in input pixels.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+import cv2
+import numpy as np
+
+
+class ModelError(RuntimeError):
+    """A model file is missing, unreadable or not what the reader expects."""
+
+
+class Session(Protocol):
+    def run(self, x: np.ndarray) -> np.ndarray: ...
+
+
+class _OpenVinoSession:
+    def __init__(self, path: Path, threads: int) -> None:
+        import openvino as ov
+
+        core = ov.Core()
+        model = core.read_model(str(path))
+        cfg = {"INFERENCE_NUM_THREADS": threads, "PERFORMANCE_HINT": "LATENCY", "NUM_STREAMS": 1}
+        self._compiled = core.compile_model(model, "CPU", cfg)
+        self._request = self._compiled.create_infer_request()
+        self._static = not model.inputs[0].get_partial_shape().is_dynamic
+
+    def run(self, x: np.ndarray) -> np.ndarray:
+        self._request.infer({0: np.ascontiguousarray(x, np.float32)})
+        return np.asarray(self._request.get_output_tensor(0).data).copy()
+
+
+class _OrtSession:
+    def __init__(self, path: Path, threads: int) -> None:
+        import onnxruntime as ort
+
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = threads
+        opts.inter_op_num_threads = 1
+        self._sess = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+        self._name = self._sess.get_inputs()[0].name
+
+    def run(self, x: np.ndarray) -> np.ndarray:
+        return self._sess.run(None, {self._name: np.ascontiguousarray(x, np.float32)})[0]
+
+
+def load_session(path: Path, threads: int = 2, backend: str = "auto") -> Session:
+    """Open an `.xml` (OpenVINO IR) or `.onnx` model; one clear ModelError on failure."""
+    path = Path(path)
+    if not path.is_file():
+        raise ModelError(f"model file not found: {path}")
+    if path.suffix == ".xml" and not path.with_suffix(".bin").is_file():
+        raise ModelError(f"OpenVINO weights missing next to {path} (expected {path.with_suffix('.bin').name})")
+    order = {"auto": ("openvino", "onnxruntime"), "openvino": ("openvino",), "onnxruntime": ("onnxruntime",)}[backend]
+    if path.suffix == ".xml":
+        order = ("openvino",)
+    errors: list[str] = []
+    for name in order:
+        try:
+            return _OpenVinoSession(path, threads) if name == "openvino" else _OrtSession(path, threads)
+        except ImportError as exc:
+            errors.append(f"{name} not installed ({exc})")
+        except Exception as exc:  # noqa: BLE001 - every backend error means "cannot load this file"
+            errors.append(f"{name}: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}")
+    raise ModelError(f"cannot load model {path}: " + "; ".join(errors))
+
+
+@dataclass(frozen=True, slots=True)
+class Letterbox:
+    """How an image was placed into the network input: input = image * scale + (dx, dy)."""
+
+    scale: float
+    dx: float
+    dy: float
+
+    def to_image(self, boxes: np.ndarray) -> np.ndarray:
+        off = np.array([self.dx, self.dy, self.dx, self.dy], np.float32)
+        return (boxes - off) / self.scale
+
+
+def letterbox(image: np.ndarray, scale: float, input_hw: tuple[int, int]) -> tuple[np.ndarray, Letterbox]:
+    """Resize by `scale` (clipped to fit), pad to `input_hw` with grey 114 (ultralytics'
+    value), top-left aligned so no pixel shifts by half a stride. Returns NCHW float 0..1."""
+    ih, iw = input_hw
+    h, w = image.shape[:2]
+    scale = min(scale, iw / w, ih / h)
+    nw, nh = max(1, int(round(w * scale))), max(1, int(round(h * scale)))
+    interp = cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
+    resized = cv2.resize(image, (nw, nh), interpolation=interp)
+    canvas = np.full((ih, iw, 3), 114, np.uint8)
+    canvas[:nh, :nw] = resized
+    x = canvas[:, :, ::-1].transpose(2, 0, 1)[None].astype(np.float32) / 255.0
+    return x, Letterbox(scale=nw / w, dx=0.0, dy=0.0)
+
+
+def nms(boxes: np.ndarray, scores: np.ndarray, iou_thr: float) -> np.ndarray:
+    """Greedy non-maximum suppression; returns kept indices by descending score."""
+    order = np.argsort(-scores)
+    x1, y1, x2, y2 = boxes.T
+    areas = np.maximum(x2 - x1, 0) * np.maximum(y2 - y1, 0)
+    keep: list[int] = []
+    while order.size:
+        i = int(order[0])
+        keep.append(i)
+        rest = order[1:]
+        iw = np.clip(np.minimum(x2[i], x2[rest]) - np.maximum(x1[i], x1[rest]), 0, None)
+        ih = np.clip(np.minimum(y2[i], y2[rest]) - np.maximum(y1[i], y1[rest]), 0, None)
+        inter = iw * ih
+        iou = inter / np.maximum(areas[i] + areas[rest] - inter, 1e-9)
+        order = rest[iou <= iou_thr]
+    return np.asarray(keep, np.int64)
+
+
+def decode_yolo(raw: np.ndarray, conf: float, iou: float, max_det: int = 300) -> tuple[np.ndarray, np.ndarray]:
+    """ultralytics raw output (1, 4+nc, A) -> (boxes xyxy in input px, scores), class-agnostic."""
+    pred = raw[0]
+    scores = pred[4:].max(axis=0)
+    mask = scores >= conf
+    if not mask.any():
+        return np.zeros((0, 4), np.float32), np.zeros((0,), np.float32)
+    cx, cy, w, h = pred[:4, mask]
+    boxes = np.stack([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2], axis=1).astype(np.float32)
+    scores = scores[mask].astype(np.float32)
+    keep = nms(boxes, scores, iou)[:max_det]
+    return boxes[keep], scores[keep]

@@ -1,0 +1,1 @@
+"""Game-video simulator: simulated players, director, renderer, `referee synth video`."""

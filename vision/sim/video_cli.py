@@ -1,0 +1,103 @@
+"""`referee synth video`: simulate a game and write a recording (video + truth + meta).
+
+`referee/cli/synth.py` (the synth images command's owner) adds this subcommand with
+`add_arguments(parser)` and calls `run(args)`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+from pathlib import Path
+from typing import Any
+
+GAMES = ("kemps", "kems", "khmer")
+HELDOUT_PROCEDURAL_BASE = 900_000  # procedural seeds from here on are never used for training
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--game", choices=GAMES, required=True, help="which game the simulated players play")
+    parser.add_argument("--minutes", type=float, default=1.0, help="video length in minutes (default: 1)")
+    parser.add_argument("--seed", type=int, default=0, help="random seed: same seed, same game and same video (default: 0)")
+    parser.add_argument("--out", required=True, help="recording folder to write (video.mp4, truth.jsonl, meta.json, …)")
+    parser.add_argument("--fps", type=float, default=15.0, help="frames per second (default: 15)")
+    parser.add_argument("--size", default="1280x720", help="frame size WIDTHxHEIGHT (default: 1280x720)")
+    parser.add_argument(
+        "--decks",
+        default=None,
+        help="deck design(s) from the art cache, comma-separated, or 'procedural[:SEED]'; one is picked by seed "
+        "(default: a held-out deck: a test-split deck family when available, else a procedural deck of a held-out seed)",
+    )
+    parser.add_argument("--layout", default=None, help="table layout name or YAML file (default: kemps-4 or khmer-2)")
+    parser.add_argument("--card-every", type=float, default=1.0, help="seconds between frames whose visible cards are written to cards.jsonl (default: 1)")
+    parser.add_argument("--manifest", action="store_true", help="also (re)write manifest.json in the parent folder of --out")
+
+
+def parse_size(text: str) -> tuple[int, int]:
+    try:
+        w, h = (int(v) for v in text.lower().split("x"))
+    except ValueError:
+        raise ValueError(f"--size must look like 1280x720, got {text!r}") from None
+    if not (160 <= w <= 3840 and 120 <= h <= 2160):
+        raise ValueError(f"--size {text} is out of range (160x120 to 3840x2160)")
+    return w, h
+
+
+def heldout_deck_names() -> list[str]:
+    """Installed decks of the test split (never seen in training), if the splits say so."""
+    try:
+        from vision.synth import splits  # type: ignore[attr-defined]
+        from vision.synth.decks import available_decks
+
+        names = available_decks()
+        fn = getattr(splits, "split_of", None)
+        return [n for n in names if fn is not None and fn(n) == "test"]
+    except Exception:  # noqa: BLE001 - no art, no splits module: fall back to procedural
+        return []
+
+
+def choose_deck(spec: str | None, seed: int) -> Any:
+    """The DeckArt to render with (see --decks)."""
+    from vision.synth.decks import load_deck
+    from vision.synth.procedural import make_procedural_deck
+
+    rng = random.Random(seed)
+    if spec is None:
+        names = heldout_deck_names()
+        if names:
+            return load_deck(rng.choice(sorted(names)))
+        return make_procedural_deck(HELDOUT_PROCEDURAL_BASE + seed)
+    choice = rng.choice([s.strip() for s in spec.split(",") if s.strip()])
+    if choice.startswith("procedural"):
+        _, _, num = choice.partition(":")
+        return make_procedural_deck(int(num) if num else HELDOUT_PROCEDURAL_BASE + seed)
+    return load_deck(choice)
+
+
+def run(args: argparse.Namespace) -> int:
+    from referee.cli.main import CliError
+    from vision.evaluate.dataset import write_manifest
+    from vision.sim.players import SimError
+    from vision.sim.recording import SimSpec, simulate
+
+    if args.minutes <= 0 or args.minutes > 120:
+        raise CliError("--minutes must be in (0, 120]")
+    if args.fps <= 0 or args.fps > 60:
+        raise CliError("--fps must be in (0, 60]")
+    try:
+        size = parse_size(args.size)
+        deck = choose_deck(args.decks, args.seed)
+    except (ValueError, RuntimeError) as exc:  # DeckArtError is a RuntimeError
+        raise CliError(str(exc)) from None
+    out = Path(args.out)
+    spec = SimSpec(args.game, args.minutes, args.seed, out, args.fps, size, deck, args.layout, args.card_every)
+    try:
+        meta = simulate(spec)
+    except SimError as exc:
+        raise CliError(f"simulator bug: {exc}") from None
+    except ValueError as exc:  # LayoutError and friends
+        raise CliError(str(exc)) from None
+    if args.manifest:
+        write_manifest(out.parent)
+    print(f"wrote {out}: {meta['frames']} frames, {meta['events']} truth events, deck {meta['deck']['name']}")
+    return 0

@@ -1,0 +1,334 @@
+"""Procedural decks of our own: unlimited design variety with exact index boxes.
+
+Every design choice (font, index size and position, rank letters, colours, four-colour
+suits, borders, corner radius, card aspect, court style, back pattern) is drawn from
+`random.Random(seed)`, so a seed names a design. Cards are drawn with Pillow at twice
+the target size and downsampled (anti-aliasing). Index boxes are the tight ink box of
+the drawn index, so they are exact by construction.
+"""
+
+from __future__ import annotations
+
+import functools
+import random
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from PIL import Image, ImageDraw, ImageFont
+
+from vision.synth.decks import CARDS, RANKS, DeckArt
+
+SS = 2  # supersampling factor
+
+# Printed rank letters: the label is the identity, the print varies (deck-art.md trap 3).
+LETTER_SETS: dict[str, dict[str, str]] = {
+    "en": {"A": "A", "J": "J", "Q": "Q", "K": "K"},
+    "fr": {"A": "1", "J": "V", "Q": "D", "K": "R"},
+    "fr_a": {"A": "A", "J": "V", "Q": "D", "K": "R"},
+    "de": {"A": "A", "J": "B", "Q": "D", "K": "K"},
+    "it": {"A": "A", "J": "F", "Q": "D", "K": "R"},
+    "ru": {"A": "Т", "J": "В", "Q": "Д", "K": "К"},
+}
+LETTER_WEIGHTS = {"en": 0.6, "fr": 0.08, "fr_a": 0.08, "de": 0.1, "it": 0.05, "ru": 0.09}
+
+FOUR_COLOUR = (
+    {"S": (20, 20, 20), "H": (200, 20, 30), "D": (20, 70, 200), "C": (20, 140, 40)},
+    {"S": (20, 20, 20), "H": (200, 20, 30), "D": (230, 120, 0), "C": (20, 120, 60)},
+    {"S": (30, 30, 90), "H": (190, 30, 30), "D": (40, 90, 210), "C": (30, 130, 30)},
+)
+
+
+@functools.lru_cache(maxsize=1)
+def font_paths() -> tuple[tuple[Path, ...], tuple[Path, ...]]:
+    """(latin fonts, fonts with Cyrillic): matplotlib's bundled ones plus installed TTFs."""
+    import matplotlib
+
+    mpl = Path(matplotlib.get_data_path()) / "fonts" / "ttf"
+    latin = [
+        p
+        for p in sorted(mpl.glob("*.ttf"))
+        if (p.name.startswith(("DejaVu", "STIXGeneral")) and "Display" not in p.name) or p.name in ("cmr10.ttf", "cmb10.ttf", "cmss10.ttf", "cmtt10.ttf")
+    ]
+    system = [
+        p
+        for p in sorted(Path("/usr/share/fonts").rglob("*.ttf"))
+        if "Math" not in p.name and "ExtraLight" not in p.name and "Display" not in p.name
+    ] if Path("/usr/share/fonts").is_dir() else []
+    # the same font installed twice is one font (keeps the choice weights even)
+    names = {p.name for p in latin}
+    latin += [p for p in system if p.name not in names and not names.add(p.name)]
+    cyrillic = [p for p in latin if p.name.startswith(("DejaVu", "Liberation", "Noto", "FreeS"))]
+    return tuple(latin), tuple(cyrillic)
+
+
+@dataclass(frozen=True)
+class Style:
+    width: int
+    height: int
+    font: Path
+    letters: dict[str, str]
+    colours: dict[str, tuple[int, int, int]]
+    paper: tuple[int, int, int]
+    radius: float
+    frame: tuple[int, int, int] | None
+    rank_h: float  # rank glyph height / card height
+    suit_scale: float  # index suit height / rank height
+    margin_x: float
+    margin_y: float
+    side_by_side: bool
+    four_corners: bool
+    pip_scale: float
+    court_colours: tuple[tuple[int, int, int], ...]
+    back_colour: tuple[int, int, int]
+    back_pattern: str
+    bold_court_letter: bool
+
+
+def _style(seed: int, height: int) -> Style:
+    r = random.Random(seed)
+    latin, cyr = font_paths()
+    letters_key = r.choices(list(LETTER_WEIGHTS), weights=list(LETTER_WEIGHTS.values()))[0]
+    font = r.choice(cyr if letters_key == "ru" else latin)
+    if r.random() < 0.2:
+        colours = dict(r.choice(FOUR_COLOUR))
+    else:
+        red = (r.randint(170, 230), r.randint(0, 40), r.randint(0, 50))
+        black = (r.randint(0, 40),) * 3
+        colours = {"H": red, "D": red, "C": black, "S": black}
+    paper_v = r.randint(228, 255)
+    paper = (paper_v, paper_v - r.randint(0, 12), paper_v - r.randint(0, 25))
+    aspect = r.uniform(0.63, 0.73)
+    return Style(
+        width=int(round(height * aspect)),
+        height=height,
+        font=font,
+        letters=LETTER_SETS[letters_key],
+        colours=colours,
+        paper=paper,
+        radius=r.uniform(0.02, 0.07),
+        frame=(r.randint(0, 120), r.randint(0, 120), r.randint(0, 160)) if r.random() < 0.3 else None,
+        rank_h=r.uniform(0.065, 0.13),
+        suit_scale=r.uniform(0.6, 1.0),
+        margin_x=r.uniform(0.035, 0.09),
+        margin_y=r.uniform(0.03, 0.07),
+        side_by_side=r.random() < 0.08,
+        four_corners=r.random() < 0.15,
+        pip_scale=r.uniform(0.11, 0.16),
+        court_colours=tuple((r.randint(0, 255), r.randint(0, 255), r.randint(0, 255)) for _ in range(4)),
+        back_colour=(r.randint(0, 200), r.randint(0, 120), r.randint(0, 200)),
+        back_pattern=r.choice(["diag", "check", "dots", "plain", "diamond"]),
+        bold_court_letter=r.random() < 0.5,
+    )
+
+
+# ---------------------------------------------------------------- suit shapes
+def draw_suit(draw: ImageDraw.ImageDraw, suit: str, cx: float, cy: float, h: float, fill: tuple, flip: bool = False) -> None:
+    """A suit symbol `h` tall centred on (cx, cy); `flip` draws it upside down."""
+    s = -1.0 if flip else 1.0
+
+    def p(dx: float, dy: float) -> tuple[float, float]:
+        return (cx + dx * h, cy + s * dy * h)
+
+    def circle(dx: float, dy: float, rad: float) -> None:
+        x, y = p(dx, dy)
+        draw.ellipse([x - rad * h, y - rad * h, x + rad * h, y + rad * h], fill=fill)
+
+    if suit == "D":
+        draw.polygon([p(0, -0.5), p(0.37, 0), p(0, 0.5), p(-0.37, 0)], fill=fill)
+    elif suit == "H":
+        circle(-0.24, -0.2, 0.26)
+        circle(0.24, -0.2, 0.26)
+        draw.polygon([p(-0.49, -0.12), p(0.49, -0.12), p(0, 0.5)], fill=fill)
+    elif suit == "S":
+        circle(-0.24, 0.1, 0.24)
+        circle(0.24, 0.1, 0.24)
+        draw.polygon([p(-0.47, 0.05), p(0.47, 0.05), p(0, -0.5)], fill=fill)
+        draw.polygon([p(0, 0.05), p(-0.18, 0.5), p(0.18, 0.5)], fill=fill)
+    else:  # clubs
+        circle(0, -0.26, 0.22)
+        circle(-0.25, 0.06, 0.22)
+        circle(0.25, 0.06, 0.22)
+        draw.polygon([p(0, -0.1), p(-0.18, 0.5), p(0.18, 0.5)], fill=fill)
+
+
+PIPS: dict[int, list[tuple[float, float]]] = {
+    2: [(0.5, 0), (0.5, 1)],
+    3: [(0.5, 0), (0.5, 0.5), (0.5, 1)],
+    4: [(0.2, 0), (0.8, 0), (0.2, 1), (0.8, 1)],
+    5: [(0.2, 0), (0.8, 0), (0.5, 0.5), (0.2, 1), (0.8, 1)],
+    6: [(0.2, 0), (0.8, 0), (0.2, 0.5), (0.8, 0.5), (0.2, 1), (0.8, 1)],
+    7: [(0.2, 0), (0.8, 0), (0.5, 0.25), (0.2, 0.5), (0.8, 0.5), (0.2, 1), (0.8, 1)],
+    8: [(0.2, 0), (0.8, 0), (0.5, 0.25), (0.2, 0.5), (0.8, 0.5), (0.5, 0.75), (0.2, 1), (0.8, 1)],
+    9: [(x, y) for x in (0.2, 0.8) for y in (0, 1 / 3, 2 / 3, 1)] + [(0.5, 0.5)],
+    10: [(x, y) for x in (0.2, 0.8) for y in (0, 1 / 3, 2 / 3, 1)] + [(0.5, 1 / 6), (0.5, 5 / 6)],
+}
+
+
+# ---------------------------------------------------------------- one card
+def _index_patch(st: Style, rank: str, suit: str) -> Image.Image:
+    """The corner index (printed rank over/beside suit) on a transparent patch, tightly cropped."""
+    H = st.height * SS
+    colour = st.colours[suit]
+    text = st.letters.get(rank, rank)
+    size = max(6, int(st.rank_h * H * 1.35))
+    font = ImageFont.truetype(str(st.font), size)
+    tb = font.getbbox(text)
+    tw, th = tb[2] - tb[0], tb[3] - tb[1]
+    if text == "10" and tw > th * 1.3:  # most decks squeeze "10"
+        tw_target = int(th * 1.2)
+    else:
+        tw_target = tw
+    sh = th * st.suit_scale
+    gap = th * 0.15
+    if st.side_by_side:
+        W, Hh = int(tw_target + gap + sh * 0.9 + 4), int(max(th, sh) + 4)
+    else:
+        W, Hh = int(max(tw_target, sh * 0.9) + 4), int(th + gap + sh + 4)
+    img = Image.new("RGBA", (W, Hh), (0, 0, 0, 0))
+    glyph = Image.new("RGBA", (tw + 2, th + 2), (0, 0, 0, 0))
+    ImageDraw.Draw(glyph).text((-tb[0] + 1, -tb[1] + 1), text, font=font, fill=colour + (255,))
+    if tw_target != tw:
+        glyph = glyph.resize((tw_target + 2, th + 2), Image.LANCZOS)
+    d = ImageDraw.Draw(img)
+    if st.side_by_side:
+        img.alpha_composite(glyph, (1, int((Hh - th) / 2) - 1))
+        draw_suit(d, suit, 2 + tw_target + gap + sh * 0.45, Hh / 2, sh, colour + (255,))
+    else:
+        img.alpha_composite(glyph, (int((W - tw_target) / 2) - 1, 1))
+        draw_suit(d, suit, W / 2, 2 + th + gap + sh / 2, sh, colour + (255,))
+    bbox = img.getbbox() or (0, 0, W, Hh)
+    return img.crop(bbox)
+
+
+def _court(st: Style, img: Image.Image, rank: str, suit: str, x0: float, y0: float, x1: float, y1: float) -> None:
+    """A simple mirrored court figure inside the frame (x0, y0)-(x1, y1)."""
+    d = ImageDraw.Draw(img)
+    c = st.court_colours
+    colour = st.colours[suit]
+    d.rectangle([x0, y0, x1, y1], outline=colour + (255,), width=max(2, int(st.height * SS * 0.006)))
+    half = Image.new("RGBA", img.size, (0, 0, 0, 0))
+    hd = ImageDraw.Draw(half)
+    w, h = x1 - x0, y1 - y0
+    cx, my = (x0 + x1) / 2, (y0 + y1) / 2
+    k = {"J": 0, "Q": 1, "K": 2}[rank]
+    hd.polygon([(x0 + w * 0.15, my), (x1 - w * 0.15, my), (cx + w * 0.22, y0 + h * 0.3), (cx - w * 0.22, y0 + h * 0.3)], fill=c[k] + (255,))
+    hd.ellipse([cx - w * 0.13, y0 + h * 0.1, cx + w * 0.13, y0 + h * 0.3], fill=(238, 200, 160, 255), outline=(0, 0, 0, 255))
+    if rank == "K":
+        hd.polygon([(cx - w * 0.14, y0 + h * 0.12), (cx - w * 0.14, y0 + h * 0.03), (cx - w * 0.07, y0 + h * 0.08), (cx, y0 + h * 0.02), (cx + w * 0.07, y0 + h * 0.08), (cx + w * 0.14, y0 + h * 0.03), (cx + w * 0.14, y0 + h * 0.12)], fill=(230, 190, 30, 255))
+    elif rank == "Q":
+        hd.ellipse([cx - w * 0.16, y0 + h * 0.06, cx + w * 0.16, y0 + h * 0.14], fill=c[3] + (255,))
+    else:
+        hd.rectangle([cx - w * 0.15, y0 + h * 0.07, cx + w * 0.15, y0 + h * 0.12], fill=c[3] + (255,))
+    hd.line([(x0 + w * 0.08, my), (x0 + w * 0.25, y0 + h * 0.08)], fill=colour + (255,), width=max(2, int(w * 0.03)))
+    draw_suit(hd, suit, x1 - w * 0.18, y0 + h * 0.18, h * 0.12, colour + (255,))
+    img.alpha_composite(half)
+    img.alpha_composite(half.rotate(180, center=(cx, my)))
+    d.line([(x0, my), (x1, my)], fill=colour + (255,), width=max(1, int(st.height * SS * 0.004)))
+
+
+def _card_base(st: Style, fill: tuple[int, int, int]) -> tuple[Image.Image, Image.Image]:
+    W, H = st.width * SS, st.height * SS
+    img = Image.new("RGBA", (W, H), (0, 0, 0, 0))
+    d = ImageDraw.Draw(img)
+    rad = st.radius * W
+    d.rounded_rectangle([0, 0, W - 1, H - 1], radius=rad, fill=fill + (255,), outline=(150, 150, 150, 255), width=SS)
+    mask = img.getchannel("A")
+    return img, mask
+
+
+def _face(st: Style, card: str) -> tuple[np.ndarray, list[tuple[float, float, float, float]]]:
+    rank, suit = card[:-1], card[-1]
+    W, H = st.width * SS, st.height * SS
+    img, mask = _card_base(st, st.paper)
+    d = ImageDraw.Draw(img)
+    if st.frame is not None:
+        inset = W * 0.025
+        d.rounded_rectangle([inset, inset, W - inset, H - inset], radius=st.radius * W * 0.7, outline=st.frame + (255,), width=SS)
+    patch = _index_patch(st, rank, suit)
+    pw, ph = patch.size
+    mx, my = st.margin_x * W, st.margin_y * H
+    corners = [(mx, my, False)]
+    if st.four_corners:
+        corners.append((W - mx - pw, my, False))
+    boxes: list[tuple[float, float, float, float]] = []
+    for x, y, _ in corners:
+        img.alpha_composite(patch, (int(x), int(y)))
+        boxes.append((int(x) / W, int(y) / H, (int(x) + pw) / W, (int(y) + ph) / H))
+        # the same index rotated by 180 degrees in the opposite corner
+        rx, ry = W - int(x) - pw, H - int(y) - ph
+        img.alpha_composite(patch.rotate(180), (rx, ry))
+        boxes.append((rx / W, ry / H, (rx + pw) / W, (ry + ph) / H))
+    # the picture area keeps clear of the index column
+    ax0 = mx + pw + W * 0.03
+    ay0 = my * 0.8 + H * 0.02
+    colour = st.colours[suit] + (255,)
+    if rank in ("J", "Q", "K"):
+        _court(st, img, rank, suit, ax0, ay0, W - ax0, H - ay0)
+    elif rank == "A":
+        draw_suit(d, suit, W / 2, H / 2, H * st.pip_scale * 2.4, colour)
+    else:
+        n = int(rank)
+        ph_ = H * st.pip_scale * (0.85 if n >= 9 else 1.0)
+        px0, px1 = ax0 + ph_ * 0.2, W - ax0 - ph_ * 0.2
+        py0, py1 = ay0 + ph_ * 0.55, H - ay0 - ph_ * 0.55
+        for fx, fy in PIPS[n]:
+            draw_suit(d, suit, px0 + fx * (px1 - px0), py0 + fy * (py1 - py0), ph_, colour, flip=fy > 0.5)
+    img.putalpha(mask)
+    out = img.resize((st.width, st.height), Image.LANCZOS)
+    return np.asarray(out, dtype=np.uint8).copy(), boxes
+
+
+def _back(st: Style) -> np.ndarray:
+    W, H = st.width * SS, st.height * SS
+    img, mask = _card_base(st, (250, 250, 250))
+    d = ImageDraw.Draw(img)
+    inset = int(W * 0.06)
+    c = st.back_colour
+    light = tuple(min(255, v + 90) for v in c)
+    d.rectangle([inset, inset, W - inset, H - inset], fill=c + (255,))
+    step = max(6, int(W * 0.06))
+    if st.back_pattern == "diag":
+        for k in range(-H, W + H, step):
+            d.line([(k, inset), (k + H, inset + H)], fill=light + (255,), width=SS * 2)
+    elif st.back_pattern == "check":
+        for i in range(inset, W - inset, step):
+            for j in range(inset, H - inset, step):
+                if ((i - inset) // step + (j - inset) // step) % 2:
+                    d.rectangle([i, j, i + step - 1, j + step - 1], fill=light + (255,))
+    elif st.back_pattern == "dots":
+        for i in range(inset + step // 2, W - inset, step):
+            for j in range(inset + step // 2, H - inset, step):
+                d.ellipse([i - step / 4, j - step / 4, i + step / 4, j + step / 4], fill=light + (255,))
+    elif st.back_pattern == "diamond":
+        for k in range(-H, W + H, step):
+            d.line([(k, inset), (k + H, inset + H)], fill=light + (255,), width=SS)
+            d.line([(k, inset), (k - H, inset + H)], fill=light + (255,), width=SS)
+    # the white border stays clean: repaint outside the inset
+    frame = Image.new("L", img.size, 0)
+    ImageDraw.Draw(frame).rectangle([inset, inset, W - inset, H - inset], fill=255)
+    base, _ = _card_base(st, (250, 250, 250))
+    img = Image.composite(img, base, frame)
+    img.putalpha(mask)
+    return np.asarray(img.resize((st.width, st.height), Image.LANCZOS), dtype=np.uint8).copy()
+
+
+@functools.lru_cache(maxsize=64)
+def make_procedural_deck(seed: int, height: int = 300) -> DeckArt:
+    """A deck design of our own named by `seed` (family "procedural-<seed>")."""
+    st = _style(seed, height)
+    faces: dict[str, np.ndarray] = {}
+    boxes: dict[str, list[tuple[float, float, float, float]]] = {}
+    for card in CARDS:
+        faces[card], boxes[card] = _face(st, card)
+    return DeckArt(
+        name=f"procedural-{seed}",
+        family=f"procedural-{seed}",
+        faces=faces,
+        back=_back(st),
+        index_boxes=boxes,
+        meta={"source": "procedural", "font": st.font.name, "letters": st.letters, "seed": seed},
+    )
+
+
+__all__ = ["make_procedural_deck", "draw_suit", "RANKS"]

@@ -1,0 +1,133 @@
+"""Khmer table events from committed zone changes: play, steal, discard; piles and totals.
+
+Zones per player: `row:P` (played cards, overlapping, every value visible), `pile:P`
+(stolen cards stacked face up: only the top shows) and `discard:P` (6s out of the game,
+stacked). Piles and discards only ever grow, so their *visible* set losing a card means it
+was covered, never that it left; what they hold is followed from the events.
+
+- a card appearing in `row:P` → `play {player: P, card: value}`;
+- a card appearing on `pile:Q` (it left the opponent's row) → `steal {player: Q}`; the
+  matching row removal, before or after, is consumed silently;
+- a card appearing on `discard:P` → `discard {player: P, card: value}`;
+- a row card that vanishes with no pile gain within `pair_s` → an anomaly notice.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from referee.cards import khmer_value
+from vision.tracker.filter import ZoneChange
+
+Event = dict[str, Any]
+
+
+@dataclass
+class KhmerTracker:
+    players: list[str]
+    pair_s: float = 2.0
+
+    def __post_init__(self) -> None:
+        self.rows: dict[str, list[str]] = {p: [] for p in self.players}  # in play order
+        self.piles: dict[str, list[str]] = {p: [] for p in self.players}
+        self.discards: dict[str, list[str]] = {p: [] for p in self.players}
+        self._orphans: list[tuple[float, str, str]] = []  # (t, row owner, card) awaiting a pile
+        self._expected_removals: Counter[tuple[str, str]] = Counter()  # (row owner, card)
+
+    def new_hand(self) -> None:
+        self.__post_init__()
+
+    def change(self, ch: ZoneChange, t_event: float) -> tuple[list[Event], list[Event]]:
+        kind, _, player = ch.zone.partition(":")
+        t = round(t_event, 3)
+        if kind == "row":
+            return self._row(player, ch, t)
+        if kind == "pile":
+            return self._pile(player, ch, t)
+        if kind == "discard":
+            return self._discard(player, ch, t)
+        return [], []
+
+    def tick(self, t: float) -> list[Event]:
+        out, keep = [], []
+        for t0, owner, card in self._orphans:
+            if t - t0 > self.pair_s:
+                out.append({"type": "anomaly", "kind": "vanished", "card": card, "zone": f"row:{owner}", "t": round(t, 3),
+                            "message": f"{card} left {owner}'s row but reached no pile"})  # fmt: skip
+            else:
+                keep.append((t0, owner, card))
+        self._orphans = keep
+        return out
+
+    # ---- zones -----------------------------------------------------------------------
+    def _row(self, player: str, ch: ZoneChange, t: float) -> tuple[list[Event], list[Event]]:
+        events: list[Event] = []
+        notices: list[Event] = []
+        row = self.rows.setdefault(player, [])
+        for card in ch.removed:
+            if card in row:
+                row.remove(card)
+            if self._expected_removals[(player, card)] > 0:
+                self._expected_removals[(player, card)] -= 1
+            else:
+                self._orphans.append((ch.t, player, card))
+        for card in ch.added:
+            row.append(card)
+            events.append({"type": "play", "player": player, "card": card, "t": t})
+        return events, notices
+
+    def _pile(self, player: str, ch: ZoneChange, t: float) -> tuple[list[Event], list[Event]]:
+        events: list[Event] = []
+        pile = self.piles.setdefault(player, [])
+        for card in ch.added:
+            if Counter(pile)[card] >= Counter(ch.after)[card]:
+                continue  # uncovered again, not new
+            pile.append(card)
+            victim = next((o for _, o, c in self._orphans if c == card and o != player), None)
+            if victim is not None:
+                self._orphans = [x for x in self._orphans if not (x[1] == victim and x[2] == card)][:]
+            else:
+                victim = next((p for p in self.players if p != player and card in self.rows.get(p, [])), None)
+                if victim is not None:
+                    self._expected_removals[(victim, card)] += 1
+            if victim is not None and card in self.rows.get(victim, []):
+                self.rows[victim].remove(card)
+            events.append({"type": "steal", "player": player, "t": t, "meta": {"card": card}})
+        return events, []
+
+    def _discard(self, player: str, ch: ZoneChange, t: float) -> tuple[list[Event], list[Event]]:
+        events: list[Event] = []
+        notices: list[Event] = []
+        pile = self.discards.setdefault(player, [])
+        for card in ch.added:
+            if Counter(pile)[card] >= Counter(ch.after)[card]:
+                continue
+            pile.append(card)
+            value = _value(card)
+            events.append({"type": "discard", "player": player, "card": card, "t": t})
+            if value != 6:
+                notices.append({"type": "anomaly", "kind": "not_a_six", "card": card, "t": t,
+                                "message": f"{player} discarded {card}; only a 6 may be discarded"})  # fmt: skip
+        return events, notices
+
+    # ---- totals ----------------------------------------------------------------------
+    def totals(self, hands: dict[str, list[Any]]) -> dict[str, Any]:
+        """Table total (both rows), each player's total (hand + pile) and the winner (≤ rule)."""
+        table = sum(_value(c) for row in self.rows.values() for c in row)
+        per = {p: sum(_value(c) for c in hands.get(p, [])) + sum(_value(c) for c in self.piles.get(p, [])) for p in self.players}
+        ok = {p: v for p, v in per.items() if v <= table}
+        winner = None
+        if ok:
+            best = max(ok.values())
+            tops = [p for p, v in ok.items() if v == best]
+            winner = tops[0] if len(tops) == 1 else None
+        return {"table": table, "players": per, "winner": winner}
+
+
+def _value(card: Any) -> int:
+    try:
+        return khmer_value(card)
+    except ValueError:
+        return 0

@@ -1,0 +1,187 @@
+"""Market events from committed market changes: deal, swap, stale, reset, deck anomalies.
+
+Pure bookkeeping (no image, no clock): fed `ZoneChange`s and the time, it returns event
+dicts in the public vocabulary (plus `t`) and notices (anomalies, reshuffles) that are not
+game events. Deck accounting for one deck cycle:
+
+- `discard`: cards that left the market at a reset (only a reshuffle brings them back);
+- `seen`: every card seen in the market since the cycle began (deal or reshuffle);
+- the reserve size, when the deck and the number of players are known, tells when a
+  reset must come from a reshuffled discard pile.
+
+A reset is verified: 4 new cards, none seen before in this cycle; otherwise each repeated
+card is an `anomaly` (`seen_twice`). A swap bringing in a card that was discarded is an
+`anomaly` (`in_discard`). Two identical cards are legal only in a two-deck game.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from vision.tracker.filter import ZoneChange
+
+Event = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class MarketConfig:
+    size: int = 4
+    stale_after_s: float = 10.0
+    deck_size: int | None = 52  # cards in the deck(s); None: unknown, no reshuffle prediction
+    hand_size: int = 4
+    players: int = 4
+    decks: int = 1
+
+
+@dataclass
+class MarketTracker:
+    config: MarketConfig = field(default_factory=MarketConfig)
+
+    def __post_init__(self) -> None:
+        self.market: tuple[str, ...] = ()
+        self.dealt = False
+        self.stale_announced = False
+        self.expect_deal = True  # next full market is a new hand's deal
+        self.quiet_since = 0.0
+        self.seen: Counter[str] = Counter()
+        self.discard: Counter[str] = Counter()
+        self.reserve: int | None = None
+        self._last_full: tuple[str, ...] = ()
+
+    # ---- inputs ----------------------------------------------------------------------
+    def new_hand(self, t: float) -> None:
+        """Cards collected and shuffled: the next full market is a deal."""
+        self.expect_deal = True
+        self.stale_announced = False
+        self.quiet_since = t
+
+    def activity(self, t: float) -> None:
+        """A hand is in (or over) the market: the quiet time starts again."""
+        self.quiet_since = t
+
+    def tick(self, t: float) -> list[Event]:
+        """Called every frame: a full, untouched market for `stale_after_s` is stale."""
+        if (
+            self.dealt
+            and not self.stale_announced
+            and len(self.market) == self.config.size
+            and t - self.quiet_since >= self.config.stale_after_s
+        ):
+            self.stale_announced = True
+            return [{"type": "stale", "t": round(t, 3)}]
+        return []
+
+    def change(self, ch: ZoneChange, t_event: float) -> tuple[list[Event], list[Event]]:
+        """A committed market change → (game events, notices)."""
+        self.quiet_since = ch.t
+        before, after = ch.before, ch.after
+        self.market = after
+        size = self.config.size
+        if len(after) != size:
+            return [], []  # cleared or partly dealt: wait for a full market
+        t = round(t_event, 3)
+        kept = set(before) & set(after)
+        all_new = not kept and not set(after) & set(self._last_full)
+        if not self.dealt or (self.expect_deal and all_new):
+            return self._deal(after, t)
+        if all_new:
+            return self._reset(after, t)
+        if len(before) == size and len(ch.removed) == len(ch.added):
+            return self._swaps(ch, t)
+        # From a partial market (e.g. 3 cards while a hand rested) to a full one: the diff
+        # against the last full market is what happened.
+        return self._swaps_from_full(after, t)
+
+    # ---- event builders ---------------------------------------------------------------
+    def _deal(self, market: tuple[str, ...], t: float) -> tuple[list[Event], list[Event]]:
+        self.dealt, self.expect_deal, self.stale_announced = True, False, False
+        self.seen = Counter(market)
+        self.discard = Counter()
+        self._last_full = market
+        c = self.config
+        if c.deck_size is not None:
+            self.reserve = c.deck_size - c.players * c.hand_size - c.size
+        return [{"type": "deal", "market": list(market), "t": t}], self._duplicates(market, t)
+
+    def _reset(self, market: tuple[str, ...], t: float) -> tuple[list[Event], list[Event]]:
+        notices: list[Event] = []
+        events: list[Event] = []
+        if not self.stale_announced:
+            events.append({"type": "stale", "t": t})  # the table reset before our timer did
+        old = self._last_full
+        self.discard.update(old)
+        reshuffle = self.reserve is not None and self.reserve < self.config.size
+        repeated = [c for c in market if self.seen[c] >= self.config.decks]
+        if not reshuffle and repeated and len(repeated) >= 3:
+            reshuffle = True  # most of it came back: the table reshuffled earlier than we counted
+        if reshuffle:
+            notices.append({"type": "reshuffle", "t": t})
+            self.seen = Counter(old)  # hands are unknown; the old market went to the discard
+            self.discard = Counter()
+            c = self.config
+            if c.deck_size is not None:
+                self.reserve = c.deck_size - c.players * c.hand_size - c.size
+            repeated = [m for m in market if self.seen[m] >= self.config.decks]
+        elif self.reserve is not None:
+            self.reserve -= self.config.size
+        for card in repeated:
+            notices.append({"type": "anomaly", "kind": "seen_twice", "card": card, "t": t,
+                            "message": f"{card} was already seen in this deck cycle"})  # fmt: skip
+        self.seen.update(market)
+        self.stale_announced = False
+        self._last_full = market
+        events.append({"type": "reset", "market": list(market), "t": t})
+        return events, notices
+
+    def _swaps(self, ch: ZoneChange, t: float) -> tuple[list[Event], list[Event]]:
+        pairs = _pair_by_position(ch)
+        return self._emit_swaps(pairs, t, ch.after)
+
+    def _swaps_from_full(self, after: tuple[str, ...], t: float) -> tuple[list[Event], list[Event]]:
+        last = Counter(self._last_full)
+        now = Counter(after)
+        takes = list((last - now).elements())
+        gives = list((now - last).elements())
+        if len(takes) != len(gives):
+            return [], []
+        return self._emit_swaps(list(zip(takes, gives)), t, after)
+
+    def _emit_swaps(self, pairs: list[tuple[str, str]], t: float, after: tuple[str, ...]) -> tuple[list[Event], list[Event]]:
+        events: list[Event] = []
+        notices: list[Event] = []
+        for take, give in pairs:
+            events.append({"type": "swap", "give": give, "take": take, "t": t})
+            if self.discard[give] > 0:
+                notices.append({"type": "anomaly", "kind": "in_discard", "card": give, "t": t,
+                                "message": f"{give} should be in the discard pile"})  # fmt: skip
+            self.seen[give] = max(self.seen[give], 1)  # in play now, so never a fresh reserve card
+        notices += self._duplicates(after, t)
+        if events:
+            self.stale_announced = False
+        self._last_full = after
+        return events, notices
+
+    def _duplicates(self, market: tuple[str, ...], t: float) -> list[Event]:
+        return [
+            {"type": "anomaly", "kind": "seen_twice", "card": c, "t": t, "message": f"{c} is in the market {n} times"}
+            for c, n in Counter(market).items()
+            if n > self.config.decks
+        ]
+
+
+def _pair_by_position(ch: ZoneChange) -> list[tuple[str, str]]:
+    """(take, give) pairs: each new card is matched to the removed card whose place it took."""
+    removed, added = list(ch.removed), list(ch.added)
+    if len(removed) <= 1 or len(removed) != len(added) or len(ch.removed_at) != len(removed):
+        return list(zip(removed, added))
+    best: tuple[float, tuple[int, ...]] | None = None
+    for perm in itertools.permutations(range(len(added))):
+        cost = sum(math.dist(ch.removed_at[i], ch.added_at[j]) for i, j in enumerate(perm))
+        if best is None or cost < best[0]:
+            best = (cost, perm)
+    assert best is not None
+    return [(removed[i], added[j]) for i, j in enumerate(best[1])]

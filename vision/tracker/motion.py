@@ -1,0 +1,143 @@
+"""Motion gating on a small grey copy of each frame: which zones moved, which are covered.
+
+Everything here works at 1/`scale` resolution (160×90 for 720p), so one frame costs well
+under a millisecond. Per zone it reports
+
+- `moving`: share of the zone's pixels that changed since the previous frame;
+- `changed`: share that differs from the zone's reference (the view at its last read) —
+  a still zone that changed since it was last read must be read again;
+- `crossing`: share of a thin ring just outside the zone that differs from the slow
+  background — an arm reaching into a zone crosses its border, a card laid in it does not,
+  so a hand resting still over the market is still seen as a cover.
+
+It also tells where an arm comes from: the far end, from the zone, of the changed blob
+that touches the zone's ring (used to name the seat of a swap).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from vision.tracker.layout import ZoneMasks
+
+
+@dataclass(frozen=True)
+class MotionConfig:
+    scale: int = 8
+    pixel_threshold: int = 14  # grey levels (0-255) at 1/8 scale, above camera noise
+    moving_share: float = 0.02  # share of a zone's pixels moving → the zone is disturbed
+    changed_share: float = 0.01  # share differing from the reference → read again
+    crossing_share: float = 0.03  # an arm 8 px wide (1/8 scale) over a 3 px ring of a 32×23 zone: ~7 %
+    ring_px: int = 3  # ring width at small scale (24 px at 720p)
+    background_rate: float = 0.05  # per frame where the scene matches it (lighting drift)
+    absorb_frames: int = 90  # a still difference this old becomes background (3 s at 30 fps)
+
+
+@dataclass(frozen=True)
+class ZoneMotion:
+    moving: float
+    changed: float
+    crossing: float
+
+
+class MotionGate:
+    def __init__(self, masks: ZoneMasks, config: MotionConfig | None = None) -> None:
+        import cv2
+
+        self.cfg = config or MotionConfig()
+        self.masks = masks
+        self._prev: np.ndarray | None = None
+        self._bg: np.ndarray | None = None
+        self._still: np.ndarray | None = None
+        self._refs: dict[str, np.ndarray] = {}
+        self.small: np.ndarray | None = None
+        self.diff_bg: np.ndarray | None = None
+        k = cv2.getStructuringElement(cv2.MORPH_RECT, (2 * self.cfg.ring_px + 1, 2 * self.cfg.ring_px + 1))
+        self._zone_px: dict[str, np.ndarray] = {}
+        self._ring_px: dict[str, np.ndarray] = {}
+        for name in masks.names:
+            m = (masks.small == masks.index(name)).astype(np.uint8)
+            ring = cv2.dilate(m, k) & (1 - m) & (masks.small == 0)
+            self._zone_px[name] = np.flatnonzero(m.ravel())
+            self._ring_px[name] = np.flatnonzero(ring.ravel())
+        sw, sh = masks.small.shape[1], masks.small.shape[0]
+        self._dsize = (sw, sh)
+
+    def update(self, image: np.ndarray) -> dict[str, ZoneMotion]:
+        """Feed one full-resolution BGR frame; per-zone motion statistics."""
+        import cv2
+
+        small = cv2.cvtColor(cv2.resize(image, self._dsize, interpolation=cv2.INTER_AREA), cv2.COLOR_BGR2GRAY)
+        prev = self._prev if self._prev is not None else small
+        if self._bg is None:
+            self._bg = small.astype(np.float32)
+        thr = self.cfg.pixel_threshold
+        moving = cv2.absdiff(small, prev) > thr
+        bg8 = self._bg.astype(np.uint8)
+        diff_bg = cv2.absdiff(small, bg8) > thr
+        # Selective background: it follows slow drift where the scene matches it, and takes
+        # in a difference only once it has been still for `absorb_frames` (a card put down
+        # outside every zone). An arm passing by is never learnt, so it leaves no ghost.
+        if self._still is None:
+            self._still = np.zeros(small.shape, np.uint16)
+        self._still = np.where(moving, 0, np.minimum(self._still + 1, 65000)).astype(np.uint16)
+        same = ~diff_bg & ~moving
+        self._bg[same] += self.cfg.background_rate * (small[same] - self._bg[same])
+        old = (self._still >= self.cfg.absorb_frames) & diff_bg
+        self._bg[old] = small[old]
+        self._prev, self.small, self.diff_bg = small, small, diff_bg
+        mv, db = moving.ravel(), diff_bg.ravel()
+        flat = small.ravel()
+        out: dict[str, ZoneMotion] = {}
+        for name, px in self._zone_px.items():
+            n = max(1, len(px))
+            ref = self._refs.get(name)
+            changed = 1.0 if ref is None else float(np.count_nonzero(np.abs(flat[px].astype(np.int16) - ref) > thr)) / n
+            ring = self._ring_px[name]
+            out[name] = ZoneMotion(
+                moving=float(np.count_nonzero(mv[px])) / n,
+                changed=changed,
+                crossing=float(np.count_nonzero(db[ring])) / max(1, len(ring)),
+            )
+        return out
+
+    def set_reference(self, zone: str) -> None:
+        """Remember the zone as it is now (just read)."""
+        if self.small is not None:
+            self._refs[zone] = self.small.ravel()[self._zone_px[zone]].astype(np.int16)
+
+    def is_moving(self, m: ZoneMotion) -> bool:
+        return m.moving >= self.cfg.moving_share
+
+    def is_covered(self, m: ZoneMotion) -> bool:
+        return m.moving >= self.cfg.moving_share or m.crossing >= self.cfg.crossing_share
+
+    def needs_read(self, m: ZoneMotion) -> bool:
+        return m.changed >= self.cfg.changed_share
+
+    def arm_origin(self, zone: str) -> tuple[float, float] | None:
+        """Full-resolution point where the arm covering `zone` is farthest from it, if any."""
+        import cv2
+
+        if self.diff_bg is None:
+            return None
+        mask = self.diff_bg.astype(np.uint8)
+        n, labels = cv2.connectedComponents(mask, connectivity=8)
+        if n <= 1:
+            return None
+        ring_labels = labels.ravel()[self._ring_px[zone]]
+        ids = np.unique(ring_labels[ring_labels > 0])
+        if len(ids) == 0:
+            return None
+        sel = np.isin(labels, ids) & (self.masks.small != self.masks.index(zone))
+        ys, xs = np.nonzero(sel)
+        if len(xs) < 4:
+            return None
+        zx1, zy1, zx2, zy2 = self.masks.boxes[zone]
+        s = self.masks.scale
+        cx, cy = (zx1 + zx2) / 2 / s, (zy1 + zy2) / 2 / s
+        d = np.hypot(xs - cx, ys - cy)
+        far = np.argsort(d)[-max(1, len(d) // 20) :]  # the farthest 5 %: robust to one stray pixel
+        return float(xs[far].mean() * s), float(ys[far].mean() * s)

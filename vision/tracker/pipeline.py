@@ -1,0 +1,369 @@
+"""The table pipeline: frames in, stable table state and game events out.
+
+Per frame (see docs in `motion.py`, `filter.py`, `market.py`, `khmer.py`, `reveal.py`):
+
+1. motion gate on a 1/8-scale grey frame: which active zones move or are covered;
+2. a covered zone keeps its last state (`hold`); when it has been still for
+   `settle_frames`, it is read again — only if it changed since its last read, while a
+   change is being confirmed, or every `refresh_s`; zones needing a read in the same frame
+   share one crop when that is cheaper;
+3. each read goes through the zone's temporal filter; committed changes become events.
+
+Active zones: the market (Kemps, Kem's) or the Khmer rows/piles/discards, plus the reveal
+area of each seat while a reveal is requested. `events` are public-vocabulary game events
+(with "t" seconds; what the referee consumes); `notices` are everything else a person
+should see: anomalies, reshuffles, reveal time-outs.
+"""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass, field, replace
+from typing import Any, Protocol
+
+import numpy as np
+
+from vision.tracker.filter import FilterConfig, ZoneChange, ZoneFilter
+from vision.tracker.khmer import KhmerTracker
+from vision.tracker.layout import Layout, LayoutError, ZoneMasks
+from vision.tracker.market import MarketConfig, MarketTracker
+from vision.tracker.motion import MotionConfig, MotionGate
+from vision.tracker.reveal import RevealConfig, RevealReader
+from vision.types import CardDetections, Frame, TableState, ZoneCards
+
+Event = dict[str, Any]
+
+
+class Reader(Protocol):
+    def read(
+        self, image_bgr: np.ndarray, roi: tuple[int, int, int, int] | None = None, two_decks: bool = False
+    ) -> CardDetections: ...
+
+
+@dataclass(frozen=True)
+class TrackerConfig:
+    settle_frames: int = 2
+    refresh_s: float = 1.0
+    stale_after_s: float = 5.0
+    seat_ratio: float = 0.6  # name a swap's seat only when nearest seat < ratio × second nearest
+    seat_share: float = 0.7  # … and that seat won this share of the arm's samples
+    market_filter: FilterConfig = field(default_factory=lambda: FilterConfig(allowed_sizes=(4,)))
+    zone_filter: FilterConfig = field(default_factory=FilterConfig)
+    motion: MotionConfig = field(default_factory=MotionConfig)
+    reveal: RevealConfig = field(default_factory=RevealConfig)
+
+
+@dataclass(slots=True)
+class PipelineStep:
+    state: TableState
+    events: list[Event]
+    detections: CardDetections | None
+    notices: list[Event] = field(default_factory=list)
+
+
+@dataclass
+class _ZoneRun:
+    still: int = 0
+    covered: bool = False
+    last_read: float = -1e9
+    origins: list[tuple[float, float]] = field(default_factory=list)
+    covered_frames: int = 0
+
+
+class TablePipeline:
+    def __init__(
+        self, layout: Layout, reader: Reader, header: dict[str, Any], fps: float, config: TrackerConfig | None = None
+    ) -> None:
+        self.header = header
+        self.game = str(header.get("game", "kemps"))
+        self.khmer = self.game == "khmer"
+        self.players = [str(p) for p in header.get("players", list(layout.seats))]
+        stale = header.get("stale_after_s", (header.get("tracker") or {}).get("stale_after_s"))
+        cfg = config or TrackerConfig()
+        if stale is not None and config is None:
+            cfg = replace(cfg, stale_after_s=float(stale))
+        self.config = cfg
+        self.layout = _seat_layout(layout, self.players, self.khmer)
+        self.reader = reader
+        self.fps = float(fps)
+        self.two_decks = self.khmer or _decks(header) > 1
+        self._masks: ZoneMasks | None = None
+        self._gate: MotionGate | None = None
+        self._runs: dict[str, _ZoneRun] = {}
+        self.filters: dict[str, ZoneFilter] = {}
+        if not self.khmer:
+            self.filters["market"] = ZoneFilter("market", cfg.market_filter)
+        else:
+            for p in self.players:
+                for kind in ("row", "pile", "discard"):
+                    self.filters[f"{kind}:{p}"] = ZoneFilter(f"{kind}:{p}", cfg.zone_filter)
+        self.market = MarketTracker(_market_config(header, cfg.stale_after_s))
+        self.khmer_table = KhmerTracker(self.players) if self.khmer else None
+        self.reveals = RevealReader(cfg.reveal, khmer=False)
+        self._queued: list[Event] = []
+        self._queued_notices: list[Event] = []
+        self._t = 0.0
+        self.reads = 0
+
+    # ---- public API ------------------------------------------------------------------
+    @property
+    def state(self) -> TableState:
+        return self._state(self._t)
+
+    def request_reveal(self, seats: list[str], t: float, expected: int | None = None) -> None:
+        """Start reading each seat's reveal area until stable (or time out)."""
+        unknown = [s for s in seats if s not in self.layout.seats]
+        if unknown:
+            raise LayoutError(f"no reveal area for seat(s) {', '.join(unknown)} in layout {self.layout.name}")
+        self.reveals.request(list(seats), t, expected)
+        for s in seats:
+            self._runs.pop(f"reveal:{s}", None)  # read afresh, even if nothing moved
+
+    def correct_reveal(self, seat: str, cards: list[str]) -> list[Event]:
+        """A person's correction of one seat's revealed cards; returns (and emits) the reveal."""
+        from referee.cards import parse_card
+
+        evs = self.reveals.correct(seat, [parse_card(c) for c in cards], self._t)
+        self._after_reveal(evs)
+        self._queued += evs
+        return evs
+
+    def new_hand(self, t: float) -> None:
+        """The referee started a new hand: the next full market is a deal."""
+        self.market.new_hand(t)
+        if self.khmer_table is not None:
+            self.khmer_table.new_hand()
+            for f in self.filters.values():
+                f.reset()
+
+    def process(self, frame: Frame) -> PipelineStep:
+        t = frame.t
+        self._t = t
+        if self._masks is None or self._masks.size != frame.size:
+            self._masks = ZoneMasks(self.layout, frame.size, self.config.motion.scale)
+            self._gate = MotionGate(self._masks, self.config.motion)
+        gate = self._gate
+        assert gate is not None
+        motion = gate.update(frame.image)
+        events, notices = self._queued, self._queued_notices
+        self._queued, self._queued_notices = [], []
+        to_read: list[str] = []
+        for zone in self._active_zones():
+            run = self._runs.setdefault(zone, _ZoneRun())
+            m = motion[zone]
+            filt = self.filters.get(zone)
+            if gate.is_covered(m):
+                if not run.covered:
+                    run.origins, run.covered_frames = [], 0
+                run.covered, run.still = True, 0
+                run.covered_frames += 1
+                if filt is not None:
+                    filt.hold()
+                if zone == "market":
+                    self.market.activity(t)
+                    if run.covered_frames % 2 == 1:
+                        o = gate.arm_origin(zone)
+                        if o is not None:
+                            run.origins.append(o)
+                continue
+            run.still += 1
+            if run.still < self.config.settle_frames:
+                continue
+            if run.covered:
+                run.covered = False
+                if filt is not None:
+                    filt.new_episode()
+                to_read.append(zone)
+                continue
+            pending = filt.pending if filt is not None else zone.startswith("reveal:")
+            if pending or gate.needs_read(m) or t - run.last_read >= self.config.refresh_s:
+                to_read.append(zone)
+        dets = self._read(frame, to_read) if to_read else None
+        if dets is not None:
+            ev, no = self._apply_reads(to_read, dets, t)
+            events += ev
+            notices += no
+        if not self.khmer:
+            events += self.market.tick(t)
+        else:
+            assert self.khmer_table is not None
+            notices += self.khmer_table.tick(t)
+        timeout = self.reveals.tick(t)
+        notices += timeout
+        return PipelineStep(self._state(t), events, dets, notices)
+
+    # ---- reading ---------------------------------------------------------------------
+    def _active_zones(self) -> list[str]:
+        zones = list(self.filters)
+        zones += [f"reveal:{s}" for s, st in self.reveals.seats.items() if st.hand is None]
+        return zones
+
+    def _read(self, frame: Frame, zones: list[str]) -> CardDetections:
+        masks = self._masks
+        assert masks is not None
+        rois = [masks.roi(z) for z in zones]
+        groups = _merge_rois(rois)
+        parts = []
+        for roi in groups:
+            parts.append(self.reader.read(frame.image, roi=roi, two_decks=self.two_decks))
+            self.reads += 1
+        for z in zones:
+            self._runs[z].last_read = frame.t
+        if len(parts) == 1:
+            return parts[0]
+        return _concat(parts)
+
+    def _apply_reads(self, zones: list[str], dets: CardDetections, t: float) -> tuple[list[Event], list[Event]]:
+        masks, gate = self._masks, self._gate
+        assert masks is not None and gate is not None
+        where = masks.zone_of(dets.centers) if len(dets) else []
+        events: list[Event] = []
+        notices: list[Event] = []
+        changes: list[ZoneChange] = []
+        # Piles before rows: a steal is seen on the thief's pile first when both change.
+        for zone in sorted(zones, key=lambda z: (not z.startswith(("pile:", "discard:")), z)):
+            idx = [i for i, w in enumerate(where) if w == zone]
+            cards = [dets.cards[i] for i in idx]
+            conf = dets.confidence[idx] if idx else np.zeros(0, np.float32)
+            boxes = dets.xyxy[idx] if idx else np.zeros((0, 4), np.float32)
+            gate.set_reference(zone)
+            if zone.startswith("reveal:"):
+                evs = self.reveals.offer(zone.split(":", 1)[1], cards, list(map(float, conf)), t)
+                self._after_reveal(evs)
+                events += evs
+                continue
+            ch = self.filters[zone].update(cards, conf, boxes, t)
+            if ch is not None:
+                changes.append(ch)
+        for ch in changes:
+            if ch.zone == "market":
+                ev, no = self.market.change(ch, t)
+                self._name_seat(ev)
+            else:
+                assert self.khmer_table is not None
+                ev, no = self.khmer_table.change(ch, t)
+            events += ev
+            notices += no
+        return events, notices
+
+    def _after_reveal(self, evs: list[Event]) -> None:
+        if evs and not self.khmer:
+            self.market.new_hand(self._t)  # a call was judged: the next new market is a deal
+
+    def _name_seat(self, events: list[Event]) -> None:
+        swaps = [e for e in events if e["type"] == "swap"]
+        run = self._runs.get("market")
+        if len(swaps) != 1 or run is None or not run.origins:
+            return
+        seat = self._seat_from(run.origins)
+        if seat is not None:
+            swaps[0]["player"] = seat
+
+    def _seat_from(self, origins: list[tuple[float, float]]) -> str | None:
+        assert self._masks is not None
+        seats = self._masks.layout.seats
+        if len(seats) < 2:
+            return None
+        votes: list[str] = []
+        for ox, oy in origins:
+            d = sorted((float(np.hypot(ox - s.at[0], oy - s.at[1])), n) for n, s in seats.items())
+            if d[0][0] < self.config.seat_ratio * d[1][0]:
+                votes.append(d[0][1])
+        if not votes:
+            return None
+        best = statistics.mode(votes)
+        return best if votes.count(best) >= self.config.seat_share * len(origins) else None
+
+    # ---- state -----------------------------------------------------------------------
+    def _state(self, t: float) -> TableState:
+        zones: dict[str, ZoneCards] = {}
+        for name, f in self.filters.items():
+            zones[name] = ZoneCards(name, f.cards, f.confidences, f.occluded)
+        if self.khmer_table is not None:
+            # Stacked piles show only their top card: what they hold comes from the steals.
+            for p, pile in self.khmer_table.piles.items():
+                key = f"pile:{p}"
+                occluded = zones[key].occluded if key in zones else False
+                zones[key] = ZoneCards(key, tuple(pile), tuple(1.0 for _ in pile), occluded)
+        m = self.filters.get("market")
+        run = self._runs.get("market")
+        return TableState(
+            t=t,
+            market=m.cards if m is not None else (),
+            market_confidence=m.confidences if m is not None else (),
+            market_occluded=bool(m is not None and m.occluded),
+            zones=zones,
+            hand_in_market=bool(run is not None and run.covered),
+            seconds_since_market_change=max(0.0, t - self.market.quiet_since),
+        )
+
+
+# ---- helpers ---------------------------------------------------------------------------
+def _seat_layout(layout: Layout, players: list[str], khmer: bool) -> Layout:
+    """The layout with seats named as the header's players (by name, else by order)."""
+    if all(p in layout.seats for p in players) and (not khmer or all(p in layout.khmer for p in players)):
+        return layout
+    names = list(layout.seats)
+    if len(names) != len(players):
+        raise LayoutError(
+            f"layout {layout.name} has seats {', '.join(names)} but the game has players {', '.join(players)}"
+        )
+    mapping = dict(zip(names, players))
+    seats = {mapping[n]: replace(s, name=mapping[n]) for n, s in layout.seats.items()}
+    kz = {mapping.get(n, n): k for n, k in layout.khmer.items()}
+    if khmer and not all(p in kz for p in players):
+        raise LayoutError(f"layout {layout.name} has no Khmer rows/piles/discards for {', '.join(players)}")
+    return replace(layout, seats=seats, khmer=kz)
+
+
+def _decks(header: dict[str, Any]) -> int:
+    rules = header.get("rules") or {}
+    for key in ("decks", "deck_count"):
+        v = rules.get(key, header.get(key))
+        if isinstance(v, int):
+            return v
+    return 2 if len(header.get("players", [])) >= 8 else 1
+
+
+def _market_config(header: dict[str, Any], stale_after_s: float) -> MarketConfig:
+    rules = header.get("rules") or {}
+    decks = _decks(header)
+    deck = rules.get("deck")
+    per_deck = 32 if deck in ("piquet", "32", 32) else 52
+    hand = rules.get("hand_size", 5 if rules.get("five_card_deal") else 4)
+    return MarketConfig(
+        size=4,
+        stale_after_s=stale_after_s,
+        deck_size=per_deck * decks,
+        hand_size=int(hand) if isinstance(hand, int) else 4,
+        players=len(header.get("players", [])) or 4,
+        decks=decks,
+    )
+
+
+def _merge_rois(rois: list[tuple[int, int, int, int]]) -> list[tuple[int, int, int, int]]:
+    """One union crop when it costs at most 1.5× the separate crops, else the crops."""
+    if len(rois) <= 1:
+        return rois
+    a = np.array(rois, np.float64)
+    union = (int(a[:, 0].min()), int(a[:, 1].min()), int(a[:, 2].max()), int(a[:, 3].max()))
+    area = (union[2] - union[0]) * (union[3] - union[1])
+    if area <= 1.5 * float(((a[:, 2] - a[:, 0]) * (a[:, 3] - a[:, 1])).sum()):
+        return [union]
+    return rois
+
+
+def _concat(parts: list[CardDetections]) -> CardDetections:
+    parts = [p for p in parts if len(p)]
+    if not parts:
+        return CardDetections.empty()
+    quads = None
+    if all(p.quads is not None for p in parts):
+        quads = np.concatenate([p.quads for p in parts])  # type: ignore[misc]
+    return CardDetections(
+        xyxy=np.concatenate([p.xyxy for p in parts]),
+        confidence=np.concatenate([p.confidence for p in parts]),
+        cards=[c for p in parts for c in p.cards],
+        index_boxes=[b for p in parts for b in p.index_boxes],
+        quads=quads,
+    )

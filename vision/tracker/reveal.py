@@ -1,0 +1,140 @@
+"""Reveals: read each requested seat's laid-down cards until stable, or time out.
+
+The referee asks (`request`) after a call; every read of a seat's reveal area is offered
+(`offer`); a seat is settled once `consistent` reads in a row give the same non-empty card
+multiset (of `expected` cards when known). When every seat is settled the reveal event is
+emitted with per-card confidence. Past `timeout_s` a `reveal_timeout` notice names the
+seats still unread with a prompt; reading goes on, and `correct` (a person typing the
+cards) settles a seat at any time.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+Event = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class RevealConfig:
+    consistent: int = 5
+    timeout_s: float = 12.0
+    min_confidence: float = 0.3
+
+
+@dataclass
+class _Seat:
+    last: tuple[str, ...] | None = None
+    streak: int = 0
+    conf: dict[str, list[float]] = field(default_factory=dict)
+    hand: tuple[str, ...] | None = None
+    confidence: tuple[float, ...] = ()
+    manual: bool = False
+
+
+@dataclass
+class RevealReader:
+    config: RevealConfig = field(default_factory=RevealConfig)
+    khmer: bool = False
+
+    def __post_init__(self) -> None:
+        self.seats: dict[str, _Seat] = {}
+        self.t0 = 0.0
+        self.expected: int | None = None
+        self.timed_out = False
+        self.last: Event | None = None
+
+    @property
+    def active(self) -> bool:
+        return bool(self.seats)
+
+    def request(self, seats: list[str], t: float, expected: int | None = None) -> None:
+        self.seats = {s: _Seat() for s in seats}
+        self.t0, self.expected, self.timed_out = t, expected, False
+
+    def cancel(self) -> None:
+        self.seats = {}
+
+    def offer(self, seat: str, cards: list[str], confidence: list[float], t: float) -> list[Event]:
+        st = self.seats.get(seat)
+        if st is None or st.hand is not None:
+            return []
+        keep = [(c, p) for c, p in zip(cards, confidence) if p >= self.config.min_confidence]
+        read = tuple(sorted(c for c, _ in keep))
+        if not read or (self.expected is not None and len(read) != self.expected):
+            st.last, st.streak, st.conf = None, 0, {}
+            return []
+        if read == st.last:
+            st.streak += 1
+        else:
+            st.last, st.streak, st.conf = read, 1, {}
+        for c, p in keep:
+            st.conf.setdefault(c, []).append(float(p))
+        if st.streak >= self.config.consistent:
+            st.hand = read
+            st.confidence = tuple(round(sum(st.conf[c]) / len(st.conf[c]), 4) for c in read)
+        return self._maybe_done(t)
+
+    def tick(self, t: float) -> list[Event]:
+        if not self.seats or self.timed_out or t - self.t0 < self.config.timeout_s:
+            return []
+        self.timed_out = True
+        missing = [s for s, st in self.seats.items() if st.hand is None]
+        return [{
+            "type": "reveal_timeout", "seats": missing, "t": round(t, 3),
+            "prompt": (f"Cannot read the cards of {', '.join(missing)}: lay them face up and apart "
+                       "in the reveal area in front of the seat, take hands away, or correct them by hand."),
+        }]  # fmt: skip
+
+    def correct(self, seat: str, cards: list[str], t: float) -> list[Event]:
+        """Manual correction: settles `seat` (during a reveal) or re-issues the last reveal."""
+        hand = tuple(sorted(cards))
+        if seat in self.seats:
+            st = self.seats[seat]
+            st.hand, st.confidence, st.manual = hand, tuple(1.0 for _ in hand), True
+            return self._maybe_done(t)
+        if self.last is not None:
+            ev = dict(self.last)
+            ev["hands"] = {**ev["hands"], seat: self._values(hand)}
+            meta = dict(ev.get("meta") or {})
+            meta["confidence"] = {**meta.get("confidence", {}), seat: [1.0] * len(hand)}
+            meta["corrected"] = sorted(set(meta.get("corrected", [])) | {seat})
+            meta.setdefault("cards", {})[seat] = list(hand)
+            ev["meta"], ev["t"] = meta, round(t, 3)
+            self.last = ev
+            return [ev]
+        raise ValueError(f"no reveal to correct for seat {seat}")
+
+    def status(self) -> dict[str, Any]:
+        return {
+            s: {"cards": list(st.hand or st.last or ()), "settled": st.hand is not None, "reads": st.streak}
+            for s, st in self.seats.items()
+        }
+
+    def _values(self, hand: tuple[str, ...]) -> list[Any]:
+        if not self.khmer:
+            return list(hand)
+        from referee.cards import khmer_value
+
+        return [khmer_value(c) for c in hand]
+
+    def _maybe_done(self, t: float) -> list[Event]:
+        if not self.seats or any(st.hand is None for st in self.seats.values()):
+            return []
+        hands = {s: self._values(st.hand or ()) for s, st in self.seats.items()}
+        meta: dict[str, Any] = {
+            "confidence": {s: list(st.confidence) for s, st in self.seats.items()},
+            "cards": {s: list(st.hand or ()) for s, st in self.seats.items()},
+        }
+        corrected = [s for s, st in self.seats.items() if st.manual]
+        if corrected:
+            meta["corrected"] = corrected
+        ev: Event = {"type": "reveal", "hands": hands, "source": "vision", "meta": meta, "t": round(t, 3)}
+        dupes = Counter(c for st in self.seats.values() for c in st.hand or ())
+        if not self.khmer and any(n > 1 for n in dupes.values()):
+            meta["warning"] = "a card is read in two hands"
+        self.last = ev
+        self.seats = {}
+        return [ev]

@@ -1,0 +1,76 @@
+"""Batch augmentation of stored context crops, in torch (cheap on CPU, no per-image loop).
+
+A stored crop covers `stored_pad` index sides; the runtime crop covers `runtime_pad`.
+`sample_view` cuts the runtime view out of the stored one with box jitter, small
+rotations and quarter turns (cards lie at any angle), and rotates the reading-direction
+label with the pixels. Colour changes are strong on purpose: unseen decks differ most in
+colour (four-colour suits, tinted faces), so shape must carry the decision.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+import torch.nn.functional as F
+
+
+def sample_view(
+    x: torch.Tensor, up: torch.Tensor, out: int, zoom: float, train: bool, gen: torch.Generator | None = None
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """x (N,3,S,S) float; up (N,2). zoom = runtime_pad / stored_pad. Returns (views, up)."""
+    n = x.shape[0]
+    if train:
+        def u(lo: float, hi: float) -> torch.Tensor:
+            return torch.rand(n, generator=gen) * (hi - lo) + lo
+
+        scale = zoom * torch.exp(u(math.log(0.85), math.log(1.2)))
+        aspect = torch.exp(u(-0.1, 0.1))
+        angle = u(-12, 12) * math.pi / 180 + torch.randint(0, 4, (n,), generator=gen) * (math.pi / 2)
+        tx, ty = u(-0.12, 0.12) * scale, u(-0.12, 0.12) * scale
+    else:
+        scale = torch.full((n,), zoom)
+        aspect = torch.ones(n)
+        angle = torch.zeros(n)
+        tx = ty = torch.zeros(n)
+    cos, sin = torch.cos(angle), torch.sin(angle)
+    sx, sy = scale * aspect, scale / aspect
+    theta = torch.stack(
+        [torch.stack([cos * sx, -sin * sy, tx], 1), torch.stack([sin * sx, cos * sy, ty], 1)], 1
+    )
+    grid = F.affine_grid(theta, (n, 3, out, out), align_corners=False)
+    views = F.grid_sample(x, grid, mode="bilinear", padding_mode="border", align_corners=False)
+    # output(p) = input(A p): content (and its direction) turns by -angle
+    c, s = torch.cos(-angle), torch.sin(-angle)
+    new_up = torch.stack([c * up[:, 0] - s * up[:, 1], s * up[:, 0] + c * up[:, 1]], 1)
+    return views, new_up
+
+
+def colour(x: torch.Tensor, gen: torch.Generator | None = None) -> torch.Tensor:
+    """Photometric changes on (N,3,H,W) in 0..1."""
+    n = x.shape[0]
+
+    def r(*shape: int) -> torch.Tensor:
+        return torch.rand(*shape, generator=gen)
+
+    # random colour mixing near identity, sometimes a channel permutation or grey
+    mix = torch.eye(3).repeat(n, 1, 1) + (r(n, 3, 3) - 0.5) * 0.35
+    perm = r(n) < 0.25
+    if perm.any():
+        idx = torch.stack([torch.randperm(3, generator=gen) for _ in range(int(perm.sum()))])
+        mix[perm] = torch.eye(3)[idx]
+    grey = r(n) < 0.2
+    mix[grey] = torch.full((3, 3), 1 / 3)
+    x = torch.einsum("nij,njhw->nihw", mix, x)
+    gain = 0.55 + r(n, 1, 1, 1) * 0.8
+    bias = (r(n, 1, 1, 1) - 0.5) * 0.3
+    x = (x - 0.5) * (0.6 + r(n, 1, 1, 1) * 0.7) + 0.5  # contrast
+    x = x * gain + bias
+    # low resolution / blur: down then up
+    low = r(n) < 0.35
+    if low.any():
+        h = x.shape[-1]
+        k = int(torch.randint(max(12, h // 3), h - 4, (1,), generator=gen))
+        x[low] = F.interpolate(F.interpolate(x[low], size=(k, k), mode="area"), size=(h, h), mode="bilinear", align_corners=False)
+    x = x + torch.randn(x.shape, generator=gen) * (r(n, 1, 1, 1) * 0.06)
+    return x.clamp(0, 1)

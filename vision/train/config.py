@@ -1,0 +1,72 @@
+"""The training config (configs/train/*.yaml): one file reproduces a shipped model."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from vision.train.samples import SampleConfig
+from vision.train.train_classifier import ClassifierConfig
+from vision.train.train_detector import DetectorConfig
+
+
+@dataclass(frozen=True, slots=True)
+class DataConfig:
+    frame: tuple[int, int] = (1280, 720)  # rendered scene size (the webcam frame)
+    scenes: dict[str, int] = field(default_factory=lambda: {"train": 3000, "val": 250, "test": 250})
+    chunk_scenes: int = 60
+    decks_per_chunk: int = 6
+    workers: int = 2
+    # procedural seeds per split, as [first, last) ranges: different seeds = different designs
+    procedural: dict[str, tuple[int, int]] = field(
+        default_factory=lambda: {"train": (0, 400), "val": (1_000_000, 1_000_012), "test": (2_000_000, 2_000_012)}
+    )
+    real_decks: bool = True  # add the art cache's decks, split by family (vision.synth.splits)
+    real_weight: float = 0.5  # share of chunks drawn from real decks when both exist
+    sample: SampleConfig = field(default_factory=SampleConfig)
+
+
+@dataclass(frozen=True, slots=True)
+class TrainConfig:
+    out: str = "runs/reader"
+    seed: int = 0
+    data: DataConfig = field(default_factory=DataConfig)
+    classifier: ClassifierConfig = field(default_factory=ClassifierConfig)
+    detector: DetectorConfig = field(default_factory=DetectorConfig)
+    export_dir: str = "models"
+
+
+def _build(cls: type, raw: dict[str, Any] | None, where: str) -> Any:
+    raw = dict(raw or {})
+    names = {f.name: f for f in fields(cls)}
+    unknown = sorted(set(raw) - set(names))
+    if unknown:
+        raise ValueError(f"{where}: unknown key(s) {', '.join(unknown)}")
+    nested = {"data": DataConfig, "classifier": ClassifierConfig, "detector": DetectorConfig, "sample": SampleConfig}
+    kwargs: dict[str, Any] = {}
+    for k, v in raw.items():
+        if k in nested and isinstance(v, dict):
+            kwargs[k] = _build(nested[k], v, f"{where}.{k}")
+        elif isinstance(v, list) and k not in ("hyp",):
+            kwargs[k] = tuple(v)
+        elif k == "procedural" and isinstance(v, dict):
+            kwargs[k] = {s: tuple(r) for s, r in v.items()}
+        else:
+            kwargs[k] = v
+    return cls(**kwargs)
+
+
+def load_config(path: str | Path | None) -> TrainConfig:
+    """Defaults, overridden by the YAML file; unknown keys are errors (typos never pass)."""
+    if path is None:
+        return TrainConfig()
+    p = Path(path)
+    if not p.is_file():
+        raise FileNotFoundError(f"training config not found: {p}")
+    raw = yaml.safe_load(p.read_text()) or {}
+    if not isinstance(raw, dict):
+        raise ValueError(f"{p}: expected a mapping at the top level")
+    return _build(TrainConfig, raw, p.name)

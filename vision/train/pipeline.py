@@ -1,0 +1,144 @@
+"""`referee train`: data -> classifier -> detector -> export, each stage resumable.
+
+Everything lands under the config's `out` folder; `export` copies the runtime files into
+the model folder (`models/` by default) with `reader.json`, which `CardReader.load` reads.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import shutil
+import time
+from pathlib import Path
+
+import numpy as np
+
+from vision.reader.grouping import CardGeometry
+from vision.reader.labels import RANKS, SUITS
+from vision.reader.reader import META_FILE, ReaderMeta
+from vision.train.config import DataConfig, TrainConfig
+from vision.train.dataset import DeckSpec, build, make_jobs
+
+STAGES = ("data", "classifier", "detector", "export")
+
+
+def deck_pools(cfg: DataConfig) -> tuple[dict[str, list[DeckSpec]], dict[str, list[DeckSpec]]]:
+    """(procedural pools, real-deck pools) per split. Real decks are split by family by the
+    synth engine (`vision.synth.splits`), so no family is in two splits."""
+    from vision.synth.splits import PROCEDURAL_SEEDS
+
+    for split, (a, b) in cfg.procedural.items():
+        seeds = PROCEDURAL_SEEDS.get(split)
+        if seeds is None or a not in seeds or (b - 1) not in seeds:
+            raise ValueError(f"procedural seeds {a}..{b} are not all in the {split} range of vision.synth.splits")
+    proc = {s: [DeckSpec(f"procedural:{i}", f"procedural-{s}") for i in range(a, b)] for s, (a, b) in cfg.procedural.items()}
+    real: dict[str, list[DeckSpec]] = {}
+    if cfg.real_decks:
+        real = real_deck_pools()
+    return proc, real
+
+
+def real_deck_pools(cache_dir: Path | None = None) -> dict[str, list[DeckSpec]]:
+    """Decks of the art cache by split of their family (read from each deck.json)."""
+    from vision.synth.decks import available_decks, default_cache_dir
+    from vision.synth.splits import family_split
+
+    root = Path(cache_dir) if cache_dir is not None else default_cache_dir()
+    pools: dict[str, list[DeckSpec]] = {}
+    for name in available_decks(root):
+        family = str(json.loads((root / name / "deck.json").read_text()).get("family", name))
+        pools.setdefault(family_split(family), []).append(DeckSpec(name, family))
+    return pools
+
+
+def stage_data(cfg: TrainConfig, out: Path) -> dict:
+    d = cfg.data
+    proc, real = deck_pools(d)
+    jobs = []
+    for split, n in d.scenes.items():
+        n_real = int(round(n * d.real_weight)) if real.get(split) else 0
+        if not proc.get(split):
+            n_real = n if real.get(split) else 0
+        for pools, count in ((real, n_real), (proc, n - n_real)):
+            jobs += make_jobs(pools, {split: count}, out, cfg.seed + len(jobs), d.chunk_scenes, d.decks_per_chunk, d.frame, d.sample)
+    jobs = [dataclasses.replace(j, chunk=i) for i, j in enumerate(jobs)]
+    t0 = time.time()
+    summary = build(jobs, out, d.workers)
+    summary["seconds"] = time.time() - t0
+    summary["decks"] = {
+        split: sorted({s.name for j in jobs if j.split == split for s in j.decks}) for split in d.scenes
+    }
+    (out / "summary.json").write_text(json.dumps(summary, indent=1))
+    return summary
+
+
+def stage_classifier(cfg: TrainConfig, out: Path) -> dict:
+    from vision.train.train_classifier import CropSet, evaluate, export_onnx, predict, train_classifier
+
+    train = CropSet.load(out / "cls" / "train.npz")
+    val = CropSet.load(out / "cls" / "val.npz") if (out / "cls" / "val.npz").is_file() else None
+    t0 = time.time()
+    model, info = train_classifier(train, val, cfg.classifier, out)
+    report = {"seconds": time.time() - t0, "history": info["history"]}
+    for split in ("val", "test"):
+        p = out / "cls" / f"{split}.npz"
+        if p.is_file():
+            cs = CropSet.load(p)
+            report[split] = evaluate(predict(model, cs, cfg.classifier), cs)
+    export_onnx(model, cfg.classifier.size, out / "index_classifier.onnx")
+    (out / "classifier_report.json").write_text(json.dumps(report, indent=1))
+    return report
+
+
+def stage_detector(cfg: TrainConfig, out: Path) -> dict:
+    from vision.train.train_detector import train_detector
+
+    t0 = time.time()
+    best = train_detector(out / "det" / "data.yaml", cfg.detector, out)
+    shutil.copyfile(best, out / "index_detector.pt")
+    return {"seconds": time.time() - t0, "weights": str(best)}
+
+
+def stage_export(cfg: TrainConfig, out: Path, export_dir: Path) -> dict:
+    from vision.train.train_detector import export_detector
+
+    export_dir.mkdir(parents=True, exist_ok=True)
+    files = export_detector(out / "index_detector.pt", export_dir, cfg.detector.export_hw)
+    shutil.copyfile(out / "index_classifier.onnx", export_dir / "index_classifier.onnx")
+    geom = CardGeometry()
+    gpath = out / "geometry.json"
+    if gpath.is_file():
+        g = json.loads(gpath.read_text())
+        geom = dataclasses.replace(geom, cx=g["cx"], cy=g["cy"], width=g["width"], height=g["height"])
+    s = cfg.data.sample
+    meta = ReaderMeta(
+        detector_file=files["xml"].name,
+        detector_input_hw=tuple(cfg.detector.export_hw),  # type: ignore[arg-type]
+        index_px_range=(float(s.index_px_range[0]) + 1, float(s.index_px_range[1]) - 2),
+        index_px_target=float(np.sqrt(s.index_px_range[0] * s.index_px_range[1]) + 1),
+        classifier_file="index_classifier.onnx",
+        classifier_size=cfg.classifier.size,
+        classifier_pad=cfg.classifier.runtime_pad,
+        ranks=RANKS,
+        suits=SUITS,
+        geometry=geom,
+    )
+    (export_dir / META_FILE).write_text(json.dumps(meta.to_json(), indent=1))
+    return {k: str(v) for k, v in files.items()}
+
+
+def run(cfg: TrainConfig, stages: tuple[str, ...] = STAGES, out: Path | None = None, export_dir: Path | None = None) -> dict:
+    out = Path(out or cfg.out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "config.json").write_text(json.dumps(dataclasses.asdict(cfg), indent=1, default=list))
+    report: dict = {}
+    if "data" in stages:
+        report["data"] = stage_data(cfg, out)
+    if "classifier" in stages:
+        report["classifier"] = stage_classifier(cfg, out)
+    if "detector" in stages:
+        report["detector"] = stage_detector(cfg, out)
+    if "export" in stages:
+        report["export"] = stage_export(cfg, out, Path(export_dir or cfg.export_dir))
+    return report
