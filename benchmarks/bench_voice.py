@@ -15,6 +15,7 @@ factor of `feed()` (process time / audio time; 0.05 = 5 % of one core).
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import re
 import statistics
@@ -40,6 +41,7 @@ TUNE_VOICES = ("awb", "slt")
 TEST_VOICES = ("kal16", "rms")
 MATCH_BEFORE_S, MATCH_AFTER_S = 0.3, 0.6
 FEED_MS = 20
+FA_BUDGET_2 = 0.05  # false two-word calls per minute allowed per phrase while tuning
 
 
 @dataclass
@@ -100,10 +102,25 @@ def norm_score(c: _Candidate, config: VoiceConfig) -> float:
     return c.score / f
 
 
-def tune(streams: list, babble: np.ndarray, config: VoiceConfig, conditions: list) -> dict[str, float]:
+def tune(streams: list, babble: np.ndarray, config: VoiceConfig, conditions: list, cache: Path,
+         reuse: bool = False) -> dict[str, float]:
+    saved = cache / "tune-scores.json"
+    if reuse and saved.is_file():
+        data = json.loads(saved.read_text())
+        return pick_thresholds(config, data["det"], data["fa"], data["per_game_min"])
+    det, fa, per_game_min = collect_tuning_scores(streams, babble, config, conditions)
+    saved.write_text(json.dumps({"det": det, "fa": fa, "per_game_min": per_game_min}))
+    return pick_thresholds(config, det, fa, per_game_min)
+
+
+def collect_tuning_scores(streams: list, babble: np.ndarray, config: VoiceConfig,
+                          conditions: list) -> tuple[dict, dict, float]:
+    """Raw scores at permissive thresholds. det: key → [condition, best score of the right
+    phrase around each true call (-1e9: none), form]; fa: key → [condition, score, time]
+    per false event in chatter."""
     loose = permissive(config)
-    det: dict[str, list[float]] = defaultdict(list)  # key → best score per true call (-inf: missed)
-    fa: dict[str, list[float]] = defaultdict(list)  # key → score per false cluster in chatter
+    det: dict[str, list] = defaultdict(list)
+    fa: dict[str, list] = defaultdict(list)
     chatter_min = 0.0
     jobs = [(pcm, st, cond) for pcm, st in streams if st.voice in TUNE_VOICES for cond in conditions]
     for k, (pcm, st, (cname, kind, snr)) in enumerate(tqdm(jobs, desc="tuning runs")):
@@ -115,56 +132,59 @@ def tune(streams: list, babble: np.ndarray, config: VoiceConfig, conditions: lis
             if st.kind == "calls":
                 for t in st.truths:
                     best = [s for c, s, a, b in scored if c.phrase.template == t.key and _matches(t, c.phrase.call, c.phrase.target, a, b)]
-                    det[t.key].append(max(best, default=-math.inf))
+                    det[t.key].append([cname, max(best, default=-1e9), t.form])
             else:
                 chatter_min += res.audio_s / 60
                 for key in {c.phrase.template for c, *_ in scored}:
-                    fa[key] += _cluster_scores([(s, a, b) for c, s, a, b in scored if c.phrase.template == key])
-    per_game_min = chatter_min / 2
+                    items = [(s, a, b) for c, s, a, b in scored if c.phrase.template == key]
+                    fa[key] += [[cname, sc, f"{st.name}@{a:.1f}"] for sc, a in _cluster_scores(items)]
+    return dict(det), dict(fa), chatter_min / 2  # both games ran on the same chatter
+
+
+def pick_thresholds(config: VoiceConfig, det: dict, fa: dict, per_game_min: float) -> dict[str, float]:
     chosen: dict[str, float] = {}
     print(f"\ntuning on {', '.join(TUNE_VOICES)}: {per_game_min:.1f} min of chatter per game")
+    grid = [10.0 ** e for e in range(-60, 81)]
     for key in config.thresholds:
-        scores = det.get(key, [])
-        grid = [10.0 ** e for e in range(-60, 81)]
+        scores = [x[1] for x in det.get(key, [])]
+        false = [x[1] for x in fa.get(key, [])]
         rows = []
         for thr in grid:
             lt = math.log(thr)
             d = sum(s >= lt for s in scores) / max(1, len(scores))
-            f = sum(s >= lt for s in fa.get(key, [])) / max(per_game_min, 1e-9)
+            f = sum(s >= lt for s in false) / max(per_game_min, 1e-9)
             rows.append((thr, d, f))
-        chosen[key] = _pick(key, rows)
-        d, f = next((d, f) for t, d, f in rows if t == chosen[key])
-        print(f"  {key:14s} -> {chosen[key]:.0e}  (tune: detected {d:.0%}, {f:.2f} false/min)")
+        i = _pick(key, rows)
+        chosen[key] = rows[i][0]
+        print(f"  {key:14s} -> {rows[i][0]:.0e}  (tune: detected {rows[i][1]:.0%}, {rows[i][2]:.2f} false/min)")
     return chosen
 
 
-def _cluster_scores(items: list[tuple[float, float, float]]) -> list[float]:
+def _cluster_scores(items: list[tuple[float, float, float]]) -> list[tuple[float, float]]:
     """Overlapping detections of one phrase are one event: keep its best score."""
-    out: list[float] = []
+    out: list[tuple[float, float]] = []
     last_end = -1.0
     for s, a, b in sorted(items, key=lambda x: x[1]):
         if a <= last_end and out:
-            out[-1] = max(out[-1], s)
+            out[-1] = (max(out[-1][0], s), out[-1][1])
             last_end = max(last_end, b)
         else:
-            out.append(s)
+            out.append((s, a))
             last_end = b
     return out
 
 
-def _pick(key: str, rows: list[tuple[float, float, float]]) -> float:
-    """Two-word: most permissive threshold with no false alarm in tune chatter, then one
-    decade stricter as a margin. One-word: strictest threshold detecting >= 92 %."""
+def _pick(key: str, rows: list[tuple[float, float, float]]) -> int:
+    """Index into rows (thresholds ascending). Two-word: the most permissive threshold
+    with at most FA_BUDGET_2 false/min in tune chatter, one decade stricter as a margin.
+    One-word: the strictest threshold still detecting >= 92 % of tune calls."""
     if one_word(key):
-        ok = [t for t, d, f in rows if d >= 0.92]
+        ok = [i for i, (t, d, f) in enumerate(rows) if d >= 0.92]
         if ok:
             return max(ok)
-        best = max(rows, key=lambda r: (r[1] - 0.02 * r[2]))
-        return best[0]
-    ok = [t for t, d, f in rows if f == 0.0]
-    if not ok:
-        return rows[0][0]
-    return min(ok) * 10.0
+        return max(range(len(rows)), key=lambda i: rows[i][1] - 0.02 * rows[i][2])
+    ok = [i for i, (t, d, f) in enumerate(rows) if f <= FA_BUDGET_2]
+    return min(len(rows) - 1, min(ok) + 1) if ok else len(rows) - 1
 
 
 # -- evaluation --------------------------------------------------------------------------
@@ -264,6 +284,8 @@ def main() -> int:
     ap.add_argument("--cache", type=Path, default=Path("/tmp/referee-voice-bench"), help="where generated speech is kept")
     ap.add_argument("--config", type=Path, default=None, help="voice config (default configs/voice.yaml)")
     ap.add_argument("--tune", action="store_true", help="tune thresholds on the tune voices first")
+    ap.add_argument("--tune-only", action="store_true", help="stop after tuning")
+    ap.add_argument("--reuse", action="store_true", help="with --tune: reuse the scores of the last tuning run")
     ap.add_argument("--write-config", action="store_true", help="save tuned thresholds into the config file")
     ap.add_argument("--docs", action="store_true", help="write the table into docs/voice.md")
     args = ap.parse_args()
@@ -271,8 +293,10 @@ def main() -> int:
     streams, babble = load_corpus(args.cache)
     if args.tune:
         tune_conds = [c for c in CONDITIONS if c[2] in (None, 20.0)]
-        thresholds = tune(streams, babble, config, tune_conds)
+        thresholds = tune(streams, babble, config, tune_conds, args.cache, reuse=args.reuse)
         config = replace(config, thresholds=thresholds)
+        if args.tune_only:
+            return 0
         if args.write_config:
             write_config(thresholds, args.config or ROOT / "configs" / "voice.yaml")
     table = evaluate(streams, babble, config, TEST_VOICES)

@@ -171,9 +171,13 @@ def open_source(source: int | str, **kwargs: Any) -> FrameSource:
 
 
 def _cv2_open(source: int | str) -> Any:
+    import os
+
     import cv2
 
-    cv2.setLogLevel(0) if hasattr(cv2, "setLogLevel") else None  # OpenCV's own warnings are noise here
+    os.environ.setdefault("OPENCV_FFMPEG_LOGLEVEL", "-8")  # FFmpeg's "moov atom not found" and the like
+    # OpenCV's own multi-line warnings (V4L2, FFMPEG) would bury our one-line error.
+    cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_ERROR if isinstance(source, str) else cv2.utils.logging.LOG_LEVEL_SILENT)
     return cv2.VideoCapture(source)
 
 

@@ -40,7 +40,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from vision.capture import CaptureError, open_source
     from vision.tracker.layout import LayoutError, load_layout
-    from vision.tracker.pipeline import TablePipeline
+    from vision.tracker.pipeline import TablePipeline, TrackerConfig
 
     if (args.video is None) == (args.camera is None):
         raise CliError("give a VIDEO or --camera N (one of them)")
@@ -60,8 +60,10 @@ def run(args: argparse.Namespace) -> int:
         raise
     if args.stale_after is not None:
         header["stale_after_s"] = args.stale_after
+    # A live camera must never fall behind: the reader gets at most 60 % of real time.
+    config = TrackerConfig(max_reader_share=0.6) if source.live else None
     try:
-        pipe = TablePipeline(layout, reader, header, source.fps)
+        pipe = TablePipeline(layout, reader, header, source.fps, config)
     except LayoutError as exc:
         raise CliError(str(exc)) from None
     reveal_at = sorted(args.reveal_at)

@@ -84,6 +84,8 @@ class KempsScoring:
             "holders": {p: r for p, r in holders.items()}, "letters": [],
         }
         if not scored:
+            if any(s.table.known_hand(p) is None for p in call.seats):
+                result["correct"] = None  # a late call on hands nobody showed: not judged
             step.results.append(result)
             step.say("call_late", call=call.call, by=call.by)
             return "continue"

@@ -85,6 +85,8 @@ class KemsScoring:
             "correct": correct, "scored": scored, "holders": holders, "points": [],
         }
         if not scored:
+            if any(s.table.known_hand(p) is None for p in call.seats):
+                result["correct"] = None  # a late call on hands nobody showed: not judged
             step.results.append(result)
             step.say("call_late", call=call.call, by=call.by)
             return "continue"

@@ -319,7 +319,7 @@ class KhmerGame:
             raise Illegal(RejectCode.ILLEGAL_CARD, f"steal: {opp}'s most recent card is a {top}, not a {_value(e.card, 'steal')}")
         step.set(rows=_set(s.rows, opp, row[:-1]),
                  piles=_set(s.piles, e.player, s.pile(e.player) + (top,)),
-                 fresh=tuple(p for p in s.fresh if p != opp))
+                 fresh=tuple(p for p in s.fresh if p not in (opp, e.player)))
         self._end_turn(step, e.player)
 
     def _discard(self, step: _Step, e: ev.Discard) -> None:
@@ -436,9 +436,11 @@ class KhmerGame:
         match = list(s.match)
         if winner is not None:
             match[self.players.index(winner)] += pts
-        if winner is not None and self.rules.next_starter == "last_winner":
+        if self.rules.next_starter == "alternate":
+            starter = self.other(s.starter)
+        elif winner is not None:
             starter = winner
-        elif winner is None and self.rules.no_winner_starter == "same":
+        elif self.rules.no_winner_starter == "same":
             starter = s.starter
         else:
             starter = self.other(s.starter)

@@ -260,16 +260,15 @@ def _swap_unnamed(t: Table, give: str, take: str, market: tuple[str, ...], polic
     """A swap by an unseen player. When several hands may have given ``give`` we *forget*
     what we knew (those records become unknown slots) rather than guess: forgetting never
     produces a false anomaly later, guessing can."""
-    if give in t.floating:
-        t = replace(t, floating=_remove(t.floating, give))
-    else:
-        holders = [p for p, h in t.hands if give in h.known]
-        for p in holders:
-            h = t.hand(p)
-            t = t.with_hand(p, Hand(tuple(c for c in h.known if c != give), h.size))
-        hidden_slots = sum(h.unknown for _, h in t.hands) - len(t.floating)
-        if not holders and hidden_slots <= 0:
-            raise Illegal(RejectCode.NOT_IN_HAND, f"swap: no hand can hold {give}")
+    holders = [p for p, h in t.hands if give in h.known]
+    forgotten = bool(holders) or give in t.floating
+    t = replace(t, floating=tuple(c for c in t.floating if c != give))
+    for p in holders:
+        h = t.hand(p)
+        t = t.with_hand(p, Hand(tuple(c for c in h.known if c != give), h.size))
+    hidden_slots = sum(h.unknown for _, h in t.hands) - len(t.floating)
+    if not forgotten and hidden_slots <= 0:
+        raise Illegal(RejectCode.NOT_IN_HAND, f"swap: no hand can hold {give}")
     led = _Ledger(t, policy)
     led.claim_unseen(give, "swap", allow_floating=False)
     led.floating.append(take)

@@ -148,9 +148,40 @@ def test_khmer_play_steal_discard() -> None:
     d.wait(0.6)
     lay("discard:S", "6C")
     d.wait(0.6)
+    deal = d.events.pop(0)  # the first card on an empty table: the hand was dealt
+    assert deal["type"] == "deal" and "hands" not in deal and deal["t"] <= d.events[0]["t"]
     ev = [(e["type"], e["player"], e.get("card")) for e in d.events]
     assert ev == [("play", "S", "3H"), ("play", "N", "5S"), ("play", "S", "2H"), ("steal", "N", None), ("discard", "S", "6C")]
     assert pipe.state.zones["pile:N"].cards == ("2H",)
     assert pipe.khmer_table is not None
     assert pipe.khmer_table.totals({"S": ["AH"], "N": ["4S"]}) == {"table": 8, "players": {"S": 1, "N": 6}, "winner": "N"}
     assert d.notices == []
+
+
+def test_live_pacing_keeps_a_slow_reader_within_its_share() -> None:
+    import time
+
+    from vision.tracker.pipeline import TrackerConfig
+
+    lay = load_layout("kemps-4")
+    scene = Scene(lay)
+    truth = TruthReader(scene)
+
+    class Slow:
+        calls = 0
+
+        def read(self, image, roi=None, two_decks=False):  # type: ignore[no-untyped-def]
+            Slow.calls += 1
+            time.sleep(0.05)  # 50 ms a read: reading every frame would need 150 % of 30 fps
+            return truth.read(image, roi, two_decks)
+
+    pipe = TablePipeline(lay, Slow(), HEADER, 30.0, TrackerConfig(max_reader_share=0.5))
+    d = Driver(pipe, scene)
+    scene.place("market", M0)
+    d.wait(0.3)
+    pipe.request_reveal(["N"], d.t)
+    scene.place("reveal:N", ["QC", "QD", "QH", "QS"])
+    d.wait(2.0)
+    # at most one 50 ms read per 100 ms of video, and the reveal still completes
+    assert Slow.calls <= 2.3 * 10 + 2
+    assert [e["type"] for e in d.events] == ["deal", "reveal"]

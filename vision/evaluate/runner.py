@@ -76,11 +76,19 @@ def awaited_reveal(game: Any, state: Any, players: list[str]) -> list[str]:
     return list(get("seats") or get("players") or players)
 
 
+def as_seen(ev: dict[str, Any]) -> dict[str, Any]:
+    """A truth event as the referee can know it: dealt hands and Khmer hidden cards are
+    never seen, so calls are judged from the reveal, exactly as in a live game."""
+    if ev.get("type") == "deal":
+        return {k: v for k, v in ev.items() if k not in ("hands", "hidden")}
+    return ev
+
+
 def truth_outcome(rec: Recording) -> tuple[list[Any], Any, list[dict[str, Any]]]:
-    """Results and standings of the truth timeline itself (and any event it rejects)."""
+    """Results and standings of the truth timeline (and any event it rejects)."""
     ref = Referee.start(rec.header)
     for ev in rec.events:
-        ref.apply(ev)
+        ref.apply(as_seen(ev))
     return ref.results, ref.standings(), ref.rejected
 
 
@@ -106,7 +114,7 @@ def _segments(times: list[float], flags: list[bool | None]) -> list[list[Any]]:
 
 def evaluate_recording(root: str | Path, opts: RunOptions, on_frame: Callable[[int], None] | None = None) -> dict[str, Any]:
     """Every metric for one recording, plus the timelines the report plots."""
-    from vision.reader import CardReader
+    from vision.reader.reader import CardReader
     from vision.tracker.layout import load_layout
     from vision.tracker.pipeline import TablePipeline
     from vision.types import Frame

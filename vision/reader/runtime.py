@@ -28,7 +28,13 @@ class _OpenVinoSession:
         import openvino as ov
 
         core = ov.Core()
-        model = core.read_model(str(path))
+        if path.suffix == ".onnx":  # the ONNX frontend only: no probing of other formats
+            from openvino.frontend import FrontEndManager
+
+            fe = FrontEndManager().load_by_framework("onnx")
+            model = fe.convert(fe.load(str(path)))
+        else:
+            model = core.read_model(str(path), str(path.with_suffix(".bin")))
         cfg = {"INFERENCE_NUM_THREADS": threads, "PERFORMANCE_HINT": "LATENCY", "NUM_STREAMS": 1}
         self._compiled = core.compile_model(model, "CPU", cfg)
         self._request = self._compiled.create_infer_request()
@@ -70,8 +76,16 @@ def load_session(path: Path, threads: int = 2, backend: str = "auto") -> Session
         except ImportError as exc:
             errors.append(f"{name} not installed ({exc})")
         except Exception as exc:  # noqa: BLE001 - every backend error means "cannot load this file"
-            errors.append(f"{name}: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}")
+            errors.append(f"{name}: {_reason(exc)}")
     raise ModelError(f"cannot load model {path}: " + "; ".join(errors))
+
+
+def _reason(exc: Exception) -> str:
+    """The informative line of a runtime's multi-line error (not its source location)."""
+    lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip()]
+    useful = [ln for ln in lines if not ln.startswith(("Exception from", "Check '", "FrontEnd API failed"))]
+    text = (useful or lines or [type(exc).__name__])[-1]
+    return text[:200]
 
 
 @dataclass(frozen=True, slots=True)

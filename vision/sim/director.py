@@ -18,6 +18,7 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
+from vision.evaluate.runner import as_seen
 from vision.sim.players import Decision, KhmerBrain, MarketBrain, SimError, make_brain
 from vision.tracker.layout import Layout
 
@@ -257,7 +258,8 @@ class Director:
         self.duration = duration
         self.stale_after_s = stale_after_s
         self.brain: MarketBrain | KhmerBrain = make_brain(header, self.rng, stale_after_s)
-        self.engine = Engine(header)
+        self.engine = Engine(header)  # knows the dealt hands: checks every reveal against them
+        self.seen = Engine(header)  # knows what the camera can: decides which seats reveal
         self.tl = Timeline(header=header, duration=duration, card_height=self.geo.card_h, layout=layout)
         self.table: dict[str, Placed] = {}  # slot id -> card
         self.z = 0
@@ -309,12 +311,13 @@ class Director:
                 self.brain.first = str(aw.get("first") or self.brain.first or players[0])  # last winner starts
             d = self.brain.next(now)
             if d.kind == "reveal":
-                seats = self.engine.awaited(players) or players
+                seats = self.seen.awaited(players) or players
                 d = Decision(d.kind, d.seat, d.wait_s, {"type": "reveal", "hands": {s: d.event["hands"][s] for s in seats if s in d.event["hands"]}})
             t_event, t_end = self._perform(d, now)
             if t_event > self.duration:
                 break
             results = self.engine.apply(d.event)
+            self.seen.apply(as_seen(d.event))
             self.brain.commit(d, t_event)
             self.tl.events.append({**d.event, "t": round(t_event, 3)})
             self.tl.results += results

@@ -44,6 +44,8 @@ class SimSpec:
     layout: str | None = None
     card_every_s: float = 1.0
     progress: bool = True
+    noise_sigma: float | None = None
+    generator: str | None = None  # the command line that made it
 
 
 def simulate(spec: SimSpec) -> dict[str, Any]:
@@ -53,7 +55,7 @@ def simulate(spec: SimSpec) -> dict[str, Any]:
     stale = tracker_stale_after()
     tl: Timeline = direct(header, layout, spec.minutes, spec.seed, stale_after_s=stale)
     spec.out.mkdir(parents=True, exist_ok=True)
-    info = render_video(tl, spec.deck, spec.out / "video.mp4", spec.fps, spec.size, spec.seed, spec.card_every_s, spec.progress)
+    info = render_video(tl, spec.deck, spec.out / "video.mp4", spec.fps, spec.size, spec.seed, spec.card_every_s, spec.progress, spec.noise_sigma)
     assert info.layout is not None
     info.layout.save(spec.out / "layout.yaml")
     with open(spec.out / "truth.jsonl", "w", encoding="utf-8") as fh:
@@ -83,7 +85,7 @@ def simulate(spec: SimSpec) -> dict[str, Any]:
         "deck": {"name": spec.deck.name, "family": spec.deck.family},
         "camera": {"kind": "simulated overhead webcam", "conditions": info.conditions},
         "seed": spec.seed,
-        "generator": f"referee synth video --game {spec.game} --minutes {spec.minutes} --seed {spec.seed}",
+        "generator": spec.generator or f"referee synth video --game {spec.game} --minutes {spec.minutes} --seed {spec.seed}",
         "events": len(tl.events),
     }
     (spec.out / "meta.json").write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")

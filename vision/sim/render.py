@@ -72,7 +72,7 @@ def project_layout(layout: Layout, camera: Any) -> Layout:
 class FrameRenderer:
     """Renders frames of one timeline; repeats a static table without re-composing it."""
 
-    def __init__(self, tl: Timeline, deck: Any, size: tuple[int, int], seed: int) -> None:
+    def __init__(self, tl: Timeline, deck: Any, size: tuple[int, int], seed: int, noise_sigma: float | None = None) -> None:
         from vision.synth.camera import make_camera
         from vision.synth.conditions import make_surface
 
@@ -88,6 +88,8 @@ class FrameRenderer:
         # noise, and a minute of 720p stays near 2-4 MB.
         self.noise_sigma = float(rng.uniform(0.8, 2.5))
         self.jpeg_quality = int(rng.integers(60, 92)) if rng.random() < 0.3 else None
+        if noise_sigma is not None:  # chosen by the caller (small committed samples)
+            self.noise_sigma = float(noise_sigma)
         self.drift_period = float(rng.uniform(20.0, 60.0))
         self.drift_amp = float(rng.uniform(0.03, 0.08))
         self._cache_key: Any = None
@@ -123,7 +125,9 @@ class FrameRenderer:
         t = index / fps
         scene = self.compose(t)
         img = scene.image.astype(np.float32)
-        # lighting drift: slow brightness change plus a lamp gradient that wanders
+        # lighting drift: slow brightness change plus a lamp gradient that wanders, in the
+        # steps of a webcam's auto-exposure (every 2 s) rather than a change every frame
+        t = math.floor(t / 2.0) * 2.0
         gain = 1.0 + self.drift_amp * math.sin(2 * math.pi * t / self.drift_period)
         w, h = self.size
         phase = 2 * math.pi * t / (self.drift_period * 1.7)
@@ -153,13 +157,13 @@ def visible_cards(scene: Any) -> list[dict[str, Any]]:
 
 def render_video(
     tl: Timeline, deck: Any, out_path: Path, fps: float, size: tuple[int, int], seed: int,
-    card_every_s: float = 1.0, progress: bool = True,
+    card_every_s: float = 1.0, progress: bool = True, noise_sigma: float | None = None,
 ) -> RenderInfo:
     """Write the video (mp4v) and return what the recording's metadata needs."""
     import cv2
     from tqdm import tqdm
 
-    renderer = FrameRenderer(tl, deck, size, seed)
+    renderer = FrameRenderer(tl, deck, size, seed, noise_sigma)
     n = int(round(tl.duration * fps))
     writer = cv2.VideoWriter(str(out_path), cv2.VideoWriter_fourcc(*"mp4v"), fps, size)
     if not writer.isOpened():

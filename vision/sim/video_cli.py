@@ -8,11 +8,18 @@ from __future__ import annotations
 
 import argparse
 import random
+import sys
 from pathlib import Path
 from typing import Any
 
 GAMES = ("kemps", "kems", "khmer")
-HELDOUT_PROCEDURAL_BASE = 900_000  # procedural seeds from here on are never used for training
+
+
+def heldout_procedural_base() -> int:
+    """First procedural deck seed of the test split (designs never used for training)."""
+    from vision.synth.splits import PROCEDURAL_SEEDS
+
+    return PROCEDURAL_SEEDS["test"].start
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -30,6 +37,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--layout", default=None, help="table layout name or YAML file (default: kemps-4 or khmer-2)")
     parser.add_argument("--card-every", type=float, default=1.0, help="seconds between frames whose visible cards are written to cards.jsonl (default: 1)")
+    parser.add_argument(
+        "--noise", type=float, default=None,
+        help="camera sensor noise in grey levels (default: random 0.8-2.5 per video; noise dominates the file size, "
+        "the committed samples use 0.3)",
+    )
     parser.add_argument("--manifest", action="store_true", help="also (re)write manifest.json in the parent folder of --out")
 
 
@@ -63,14 +75,16 @@ def choose_deck(spec: str | None, seed: int) -> Any:
 
     rng = random.Random(seed)
     if spec is None:
-        names = heldout_deck_names()
-        if names:
-            return load_deck(rng.choice(sorted(names)))
-        return make_procedural_deck(HELDOUT_PROCEDURAL_BASE + seed)
+        for name in rng.sample(sorted(heldout_deck_names()), k=len(heldout_deck_names())):
+            deck = load_deck(name)
+            # a deck whose index geometry was not found would give no card truth
+            if sum(1 for c in deck.cards if deck.index_boxes.get(c)) >= 0.9 * len(deck.cards):
+                return deck
+        return make_procedural_deck(heldout_procedural_base() + seed)
     choice = rng.choice([s.strip() for s in spec.split(",") if s.strip()])
     if choice.startswith("procedural"):
         _, _, num = choice.partition(":")
-        return make_procedural_deck(int(num) if num else HELDOUT_PROCEDURAL_BASE + seed)
+        return make_procedural_deck(int(num) if num else heldout_procedural_base() + seed)
     return load_deck(choice)
 
 
@@ -90,7 +104,10 @@ def run(args: argparse.Namespace) -> int:
     except (ValueError, RuntimeError) as exc:  # DeckArtError is a RuntimeError
         raise CliError(str(exc)) from None
     out = Path(args.out)
-    spec = SimSpec(args.game, args.minutes, args.seed, out, args.fps, size, deck, args.layout, args.card_every)
+    if args.noise is not None and not 0 <= args.noise <= 30:
+        raise CliError("--noise must be in [0, 30]")
+    spec = SimSpec(args.game, args.minutes, args.seed, out, args.fps, size, deck, args.layout, args.card_every, noise_sigma=args.noise,
+                   generator=" ".join(["referee", *sys.argv[1:]]) if sys.argv and sys.argv[0].endswith("referee") else None)
     try:
         meta = simulate(spec)
     except SimError as exc:

@@ -41,12 +41,19 @@ def _paper_colour(face: np.ndarray) -> np.ndarray:
 
 
 def _ink(face: np.ndarray, paper: np.ndarray) -> np.ndarray:
-    diff = np.abs(face[..., :3].astype(np.int16) - paper.astype(np.int16)).sum(axis=2)
-    return (diff > 90) & (face[..., 3] > 128)
+    """Glyph pixels: far from the paper colour, or (gradient/dark faces such as oxygen)
+    far from the local background (a median over ~8 % of the card width)."""
+    rgb = np.ascontiguousarray(face[..., :3])
+    diff = np.abs(rgb.astype(np.int16) - paper.astype(np.int16)).sum(axis=2)
+    k = max(5, int(face.shape[1] * 0.08)) | 1
+    local = np.abs(rgb.astype(np.int16) - cv2.medianBlur(rgb, k).astype(np.int16)).sum(axis=2)
+    paper_like = float(np.mean(diff[face[..., 3] > 128] < 60)) > 0.5  # a plain face
+    ink = (diff > 90) if paper_like else (local > 80)
+    return ink & (face[..., 3] > 128)
 
 
-def _corner_cluster(ink: np.ndarray) -> Box | None:
-    """The index-like ink cluster nearest the top-left corner of `ink` (pixels)."""
+def _components(ink: np.ndarray) -> list[tuple[int, int, int, int]]:
+    """Ink components in the top-left search window of `ink` (pixels), outline and frame lines removed."""
     h, w = ink.shape
     wx, wy = int(w * WIN_X), int(h * WIN_Y)
     mx, my = max(2, int(w * 0.025)), max(2, int(h * 0.018))  # skip the card outline
@@ -62,27 +69,27 @@ def _corner_cluster(ink: np.ndarray) -> Box | None:
     comps = []
     for i in range(1, n):
         x, y, bw, bh, area = stats[i]
-        if area < max(6, h * w * 2e-5):
+        if area < max(4, h * w * 1e-5):
             continue
-        if bw > w * 0.22 or bh > h * 0.2:  # frames, picture parts
-            continue
-        if x + bw >= wx - 1 or y + bh >= wy - 1:  # runs on past the window
-            continue
-        if bh > 0.8 * bw and bw > 0.8 * bh and area > 0.9 * bw * bh and (bw > 6 and bh > 6):
-            continue  # a filled square block: decoration, not a glyph
-        comps.append((x, y, x + bw, y + bh))
-    if not comps:
+        comps.append((int(x), int(y), int(x + bw), int(y + bh)))
+    return comps
+
+
+def _corner_cluster(comps: list[tuple[int, int, int, int]], w: int, h: int) -> Box | None:
+    """On a card with nothing else near the corner (A, 2, 3): the nearest glyph group."""
+    wx, wy = int(w * WIN_X), int(h * WIN_Y)
+    small = [b for b in comps if b[2] - b[0] <= w * 0.22 and b[3] - b[1] <= h * 0.2 and b[2] < wx - 1 and b[3] < wy - 1]
+    if not small:
         return None
-    seed = min(comps, key=lambda b: np.hypot(b[0], b[1]))
+    seed = min(small, key=lambda b: np.hypot(b[0], b[1]))
     if np.hypot(seed[0], seed[1]) > 0.3 * w:
         return None
     x0, y0, x1, y1 = seed
-    gap = 0.035 * h
-    grown = True
-    used = {seed}
+    gap = 0.045 * h
+    grown, used = True, {seed}
     while grown:
         grown = False
-        for b in comps:
+        for b in small:
             if b in used:
                 continue
             dx = max(0, b[0] - x1, x0 - b[2])
@@ -95,6 +102,21 @@ def _corner_cluster(ink: np.ndarray) -> Box | None:
                 used.add(b)
                 grown = True
     return (float(x0), float(y0), float(x1), float(y1))
+
+
+def _in_zone(comps: list[tuple[int, int, int, int]], zone: Box) -> Box | None:
+    """Bounding box of the components lying (>= 70 %) inside `zone`."""
+    keep = []
+    for b in comps:
+        ix = max(0.0, min(b[2], zone[2]) - max(b[0], zone[0]))
+        iy = max(0.0, min(b[3], zone[3]) - max(b[1], zone[1]))
+        area = max(1, (b[2] - b[0]) * (b[3] - b[1]))
+        if ix * iy >= 0.7 * area:
+            keep.append(b)
+    if not keep:
+        return None
+    a = np.array(keep, float)
+    return (a[:, 0].min(), a[:, 1].min(), a[:, 2].max(), a[:, 3].max())
 
 
 def _flip(img: np.ndarray, corner: str) -> np.ndarray:
@@ -131,50 +153,69 @@ def _iou(a: Box, b: Box) -> float:
 
 
 def find_index_boxes(faces: Mapping[str, np.ndarray]) -> tuple[dict[str, list[Box]], dict[str, object]]:
-    """Normalized index boxes per card, and a report (corners kept, cards without index)."""
+    """Normalized index boxes per card, and a report (corners kept, cards without index).
+
+    Per corner: the index zone is learnt from the aces, 2s and 3s (their pips sit in the
+    centre column, so the glyph group nearest the corner is the index); every card's
+    index is then the ink inside that zone (wider for "10"), components that stick out
+    of it (corner pips, court pictures) excluded.
+    """
     any_face = next(iter(faces.values()))
     h, w = any_face.shape[:2]
     inks = {c: _ink(f, _paper_colour(f)) for c, f in faces.items()}
-    found: dict[str, dict[str, Box | None]] = {}
     kept: list[str] = []
-    report: dict[str, object] = {}
-    medians: dict[str, Box] = {}
+    found: dict[str, dict[str, Box | None]] = {}
+    zones: dict[str, Box] = {}
     for corner in ("tl", "tr", "bl", "br"):
-        per: dict[str, Box | None] = {}
-        for c, ink in inks.items():
-            b = _corner_cluster(np.ascontiguousarray(_flip(ink, corner)))
-            per[c] = None if b is None else _unflip(b, corner, w, h)
-        found[corner] = per
-        numbers = [c for c in per if c[:-1] in NUMBER_RANKS]
-        hits = [c for c in numbers if per[c] is not None]
-        if len(hits) < 0.8 * len(numbers):
+        comps = {c: _components(np.ascontiguousarray(_flip(ink, corner))) for c, ink in inks.items()}
+        refs = [c for c in faces if c[:-1] in ("A", "2", "3")]
+        ref_boxes = [b for b in (_corner_cluster(comps[c], w, h) for c in refs) if b is not None]
+        if len(ref_boxes) < 0.75 * len(refs):
             continue
-        # does the cluster change with the rank (index) or not (suit-only corner, pip)?
+        z = np.median(np.array(ref_boxes), axis=0)
+        zw, zh = z[2] - z[0], z[3] - z[1]
+        per: dict[str, Box | None] = {}
+        for c in faces:
+            right = 0.75 if c[:-1] == "10" else 0.2
+            zone = (z[0] - 0.2 * zw, z[1] - 0.12 * zh, z[2] + right * zw, z[3] + 0.15 * zh)
+            b = _in_zone(comps[c], zone)
+            ok = b is not None and 0.6 * zh <= b[3] - b[1] <= 1.4 * zh and b[2] - b[0] >= 0.3 * zw
+            per[c] = _unflip(b, corner, w, h) if ok else None  # type: ignore[arg-type]
+        # does the zone's content change with the rank (index) or not (suit-only corner)?
+        numbers = [c for c in faces if c[:-1] in NUMBER_RANKS and per[c] is not None]
         differ = total = 0
         for s in SUITS:
-            sigs = [(_crop_sig(inks[c], per[c]), per[c]) for c in hits if c.endswith(s)]  # type: ignore[arg-type]
+            sigs = [_crop_sig(inks[c], per[c]) for c in numbers if c.endswith(s)]  # type: ignore[arg-type]
             for i in range(len(sigs)):
                 for j in range(i + 1, len(sigs)):
-                    (a, ba), (b, bb) = sigs[i], sigs[j]
-                    size_change = abs((ba[2] - ba[0]) - (bb[2] - bb[0])) > 0.12 * max(ba[2] - ba[0], bb[2] - bb[0])
-                    differ += int(size_change or float(np.abs(a - b).mean()) > 0.08)
+                    differ += int(float(np.abs(sigs[i] - sigs[j]).mean()) > 0.08)
                     total += 1
-        if total and differ / total >= 0.7:
+        if len(numbers) >= 0.75 * 36 and total and differ / total >= 0.7:
             kept.append(corner)
-            boxes = np.array([per[c] for c in hits], float)
-            medians[corner] = tuple(np.median(boxes, axis=0))  # type: ignore[assignment]
+            found[corner] = per
+            zones[corner] = tuple(_unflip(tuple(z), corner, w, h))  # type: ignore[assignment]
+    # An index and its rotated twin (tl/br, tr/bl) are the same print: when they differ,
+    # what was found is picture, not index (guyenne-classic courts have none).
+    for a, b in (("tl", "br"), ("tr", "bl")):
+        if a in found and b in found:
+            for c in faces:
+                ba, bb = found[a][c], found[b][c]
+                if ba is None or bb is None:
+                    continue
+                sa = _crop_sig(inks[c], ba)
+                sb = _crop_sig(np.ascontiguousarray(inks[c][::-1, ::-1]), (w - bb[2], h - bb[3], w - bb[0], h - bb[1]))
+                if float(np.abs(sa - sb).mean()) > 0.2:
+                    found[a][c] = found[b][c] = None
     out: dict[str, list[Box]] = {c: [] for c in faces}
     missing: list[str] = []
+    pad = 1.0
     for c in faces:
         for corner in kept:
             b = found[corner][c]
-            m = medians[corner]
-            # accept when it sits where this deck's indices sit (courts may differ a bit)
-            if b is not None and (_iou(b, m) > 0.25 or (abs(b[0] - m[0]) < 0.05 * w and abs(b[1] - m[1]) < 0.05 * h and (b[3] - b[1]) < 2.2 * (m[3] - m[1]))):
-                pad = 1.0
-                out[c].append(((b[0] - pad) / w, (b[1] - pad) / h, (b[2] + pad) / w, (b[3] + pad) / h))
-            else:
+            if b is None:
                 missing.append(f"{c}:{corner}")
-    report["corners"] = kept
-    report["missing"] = missing
-    return out, report
+                continue
+            out[c].append(
+                (max(0.0, (b[0] - pad) / w), max(0.0, (b[1] - pad) / h), min(1.0, (b[2] + pad) / w), min(1.0, (b[3] + pad) / h))
+            )
+    return out, {"corners": kept, "missing": missing, "zones": {k: [round(v / (w if i % 2 == 0 else h), 4) for i, v in enumerate(z)] for k, z in zones.items()}}

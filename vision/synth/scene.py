@@ -145,7 +145,7 @@ def _pyramid(deck: DeckArt, key: str) -> list[np.ndarray]:
     pyr = _PYRAMIDS.get(k)
     if pyr is None:
         rgba = deck.back if key == "__back__" else deck.faces[key]
-        bgra = rgba[..., [2, 1, 0, 3]].astype(np.float32)
+        bgra = cv2.cvtColor(rgba, cv2.COLOR_RGBA2BGRA).astype(np.float32)
         bgra[..., :3] *= bgra[..., 3:4] / 255.0
         pyr = [bgra]
         for _ in range(2):
@@ -184,6 +184,8 @@ def _composite_card(canvas: np.ndarray, idmap: np.ndarray, img: np.ndarray, m: n
     if x1 <= x0 or y1 <= y0:
         return
     mr = m.copy()
+    # m maps continuous coordinates (a pixel spans [i, i+1]); warpAffine maps pixel centres
+    mr[:, 2] += mr[:, :2] @ np.array([0.5, 0.5]) - 0.5
     mr[:, 2] -= (x0, y0)
     warped = cv2.warpAffine(img, mr, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
     alpha = warped[..., 3] * (1.0 / 255.0)

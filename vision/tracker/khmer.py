@@ -35,6 +35,7 @@ class KhmerTracker:
         self.discards: dict[str, list[str]] = {p: [] for p in self.players}
         self._orphans: list[tuple[float, str, str]] = []  # (t, row owner, card) awaiting a pile
         self._expected_removals: Counter[tuple[str, str]] = Counter()  # (row owner, card)
+        self.collecting = False  # after the close: cards leaving the table are the collection
 
     def new_hand(self) -> None:
         self.__post_init__()
@@ -42,6 +43,8 @@ class KhmerTracker:
     def change(self, ch: ZoneChange, t_event: float) -> tuple[list[Event], list[Event]]:
         kind, _, player = ch.zone.partition(":")
         t = round(t_event, 3)
+        if self.collecting:
+            return [], []
         if kind == "row":
             return self._row(player, ch, t)
         if kind == "pile":

@@ -51,6 +51,7 @@ class MarketTracker:
         self.discard: Counter[str] = Counter()
         self.reserve: int | None = None
         self._last_full: tuple[str, ...] = ()
+        self._last_activity: float | None = None
 
     # ---- inputs ----------------------------------------------------------------------
     def new_hand(self, t: float) -> None:
@@ -61,12 +62,13 @@ class MarketTracker:
 
     def activity(self, t: float) -> None:
         """A hand is in (or over) the market: the quiet time starts again."""
-        self.quiet_since = t
+        self.quiet_since = self._last_activity = t
 
     def tick(self, t: float) -> list[Event]:
         """Called every frame: a full, untouched market for `stale_after_s` is stale."""
         if (
             self.dealt
+            and not self.expect_deal  # the hand is over (a call was judged)
             and not self.stale_announced
             and len(self.market) == self.config.size
             and t - self.quiet_since >= self.config.stale_after_s
@@ -77,7 +79,10 @@ class MarketTracker:
 
     def change(self, ch: ZoneChange, t_event: float) -> tuple[list[Event], list[Event]]:
         """A committed market change → (game events, notices)."""
-        self.quiet_since = ch.t
+        last = self._last_activity
+        # The quiet time starts when the hand that made the change left; with no hand seen
+        # just before, at the change itself.
+        self.quiet_since = last if last is not None and ch.t - last <= 1.0 else ch.t
         before, after = ch.before, ch.after
         self.market = after
         size = self.config.size

@@ -32,7 +32,7 @@ class MotionConfig:
     crossing_share: float = 0.03  # an arm 8 px wide (1/8 scale) over a 3 px ring of a 32×23 zone: ~7 %
     ring_px: int = 3  # ring width at small scale (24 px at 720p)
     background_rate: float = 0.05  # per frame where the scene matches it (lighting drift)
-    absorb_frames: int = 90  # a still difference this old becomes background (3 s at 30 fps)
+    absorb_s: float = 3.0  # a still difference this old becomes background
 
 
 @dataclass(frozen=True)
@@ -43,11 +43,12 @@ class ZoneMotion:
 
 
 class MotionGate:
-    def __init__(self, masks: ZoneMasks, config: MotionConfig | None = None) -> None:
+    def __init__(self, masks: ZoneMasks, config: MotionConfig | None = None, fps: float = 30.0) -> None:
         import cv2
 
         self.cfg = config or MotionConfig()
         self.masks = masks
+        self._absorb = max(1, int(round(self.cfg.absorb_s * fps)))
         self._prev: np.ndarray | None = None
         self._bg: np.ndarray | None = None
         self._still: np.ndarray | None = None
@@ -85,7 +86,7 @@ class MotionGate:
         self._still = np.where(moving, 0, np.minimum(self._still + 1, 65000)).astype(np.uint16)
         same = ~diff_bg & ~moving
         self._bg[same] += self.cfg.background_rate * (small[same] - self._bg[same])
-        old = (self._still >= self.cfg.absorb_frames) & diff_bg
+        old = (self._still >= self._absorb) & diff_bg
         self._bg[old] = small[old]
         self._prev, self.small, self.diff_bg = small, small, diff_bg
         mv, db = moving.ravel(), diff_bg.ravel()

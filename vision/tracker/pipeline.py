@@ -4,7 +4,7 @@ Per frame (see docs in `motion.py`, `filter.py`, `market.py`, `khmer.py`, `revea
 
 1. motion gate on a 1/8-scale grey frame: which active zones move or are covered;
 2. a covered zone keeps its last state (`hold`); when it has been still for
-   `settle_frames`, it is read again — only if it changed since its last read, while a
+   `settle_s`, it is read again — only if it changed since its last read, while a
    change is being confirmed, or every `refresh_s`; zones needing a read in the same frame
    share one crop when that is cheaper;
 3. each read goes through the zone's temporal filter; committed changes become events.
@@ -18,6 +18,7 @@ should see: anomalies, reshuffles, reveal time-outs.
 from __future__ import annotations
 
 import statistics
+import time
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
@@ -42,11 +43,15 @@ class Reader(Protocol):
 
 @dataclass(frozen=True)
 class TrackerConfig:
-    settle_frames: int = 2
+    settle_s: float = 0.06  # still this long (1 frame at 15 fps, 2 at 30) before a zone is read
     refresh_s: float = 1.0
     stale_after_s: float = 5.0
     seat_ratio: float = 0.6  # name a swap's seat only when nearest seat < ratio × second nearest
     seat_share: float = 0.7  # … and that seat won this share of the arm's samples
+    # Live sources only: let the reader use at most this share of real time (skipping reads
+    # when it is slow) so the pipeline never falls behind the camera. None: read whenever
+    # needed (recordings: results then never depend on the machine's speed).
+    max_reader_share: float | None = None
     market_filter: FilterConfig = field(default_factory=lambda: FilterConfig(allowed_sizes=(4,)))
     zone_filter: FilterConfig = field(default_factory=FilterConfig)
     motion: MotionConfig = field(default_factory=MotionConfig)
@@ -80,12 +85,13 @@ class TablePipeline:
         self.players = [str(p) for p in header.get("players", list(layout.seats))]
         stale = header.get("stale_after_s", (header.get("tracker") or {}).get("stale_after_s"))
         cfg = config or TrackerConfig()
-        if stale is not None and config is None:
+        if stale is not None:
             cfg = replace(cfg, stale_after_s=float(stale))
         self.config = cfg
         self.layout = _seat_layout(layout, self.players, self.khmer)
         self.reader = reader
         self.fps = float(fps)
+        self._settle = max(1, int(round(cfg.settle_s * self.fps)))
         self.two_decks = self.khmer or _decks(header) > 1
         self._masks: ZoneMasks | None = None
         self._gate: MotionGate | None = None
@@ -104,6 +110,12 @@ class TablePipeline:
         self._queued_notices: list[Event] = []
         self._t = 0.0
         self.reads = 0
+        self._read_cost_s = 0.0
+        self._last_read_t = -1e9
+        # Khmer: the deal is seen as the dealer's hand over the centre of an empty table; it
+        # is emitted with the first action of the hand (t = when that hand left the centre).
+        self._await_deal = self.khmer
+        self._centre_quiet_t: float | None = None
 
     # ---- public API ------------------------------------------------------------------
     @property
@@ -141,7 +153,7 @@ class TablePipeline:
         self._t = t
         if self._masks is None or self._masks.size != frame.size:
             self._masks = ZoneMasks(self.layout, frame.size, self.config.motion.scale)
-            self._gate = MotionGate(self._masks, self.config.motion)
+            self._gate = MotionGate(self._masks, self.config.motion, self.fps)
         gate = self._gate
         assert gate is not None
         motion = gate.update(frame.image)
@@ -150,7 +162,7 @@ class TablePipeline:
         to_read: list[str] = []
         for zone in self._active_zones():
             run = self._runs.setdefault(zone, _ZoneRun())
-            m = motion[zone]
+            m = motion["market" if zone == "centre" else zone]
             filt = self.filters.get(zone)
             if gate.is_covered(m):
                 if not run.covered:
@@ -167,27 +179,33 @@ class TablePipeline:
                             run.origins.append(o)
                 continue
             run.still += 1
-            if run.still < self.config.settle_frames:
+            if run.still < self._settle:
                 continue
             if run.covered:
                 run.covered = False
                 if filt is not None:
                     filt.new_episode()
+                if zone == "centre":
+                    self._centre_quiet_t = t  # Khmer: the dealer's hand left the centre
+                    continue
                 to_read.append(zone)
                 continue
+            if zone == "centre":
+                continue  # watched for motion only, never read
             pending = filt.pending if filt is not None else zone.startswith("reveal:")
             if pending or gate.needs_read(m) or t - run.last_read >= self.config.refresh_s:
                 to_read.append(zone)
+        if to_read and self._over_budget(t):
+            to_read = []  # live and the reader is slow: this frame goes unread
         dets = self._read(frame, to_read) if to_read else None
         if dets is not None:
             ev, no = self._apply_reads(to_read, dets, t)
             events += ev
             notices += no
-        if not self.khmer:
-            events += self.market.tick(t)
-        else:
-            assert self.khmer_table is not None
+        if self.khmer_table is not None:
             notices += self.khmer_table.tick(t)
+        elif not self.reveals.active:  # a call is being judged: the market is never stale then
+            events += self.market.tick(t)
         timeout = self.reveals.tick(t)
         notices += timeout
         return PipelineStep(self._state(t), events, dets, notices)
@@ -195,8 +213,16 @@ class TablePipeline:
     # ---- reading ---------------------------------------------------------------------
     def _active_zones(self) -> list[str]:
         zones = list(self.filters)
+        if self.khmer and self._await_deal:
+            zones.append("centre")
         zones += [f"reveal:{s}" for s, st in self.reveals.seats.items() if st.hand is None]
         return zones
+
+    def _over_budget(self, t: float) -> bool:
+        share = self.config.max_reader_share
+        if share is None or self._read_cost_s <= 0:
+            return False
+        return t - self._last_read_t < self._read_cost_s / share - 0.5 / self.fps
 
     def _read(self, frame: Frame, zones: list[str]) -> CardDetections:
         masks = self._masks
@@ -204,9 +230,13 @@ class TablePipeline:
         rois = [masks.roi(z) for z in zones]
         groups = _merge_rois(rois)
         parts = []
+        start = time.perf_counter()
         for roi in groups:
             parts.append(self.reader.read(frame.image, roi=roi, two_decks=self.two_decks))
             self.reads += 1
+        cost = time.perf_counter() - start  # only used to pace live reads (max_reader_share)
+        self._read_cost_s = cost if self._read_cost_s <= 0 else 0.7 * self._read_cost_s + 0.3 * cost
+        self._last_read_t = frame.t
         for z in zones:
             self._runs[z].last_read = frame.t
         if len(parts) == 1:
@@ -241,6 +271,8 @@ class TablePipeline:
                 self._name_seat(ev)
             else:
                 assert self.khmer_table is not None
+                if self._await_deal and ch.added:
+                    events.append(self._khmer_deal(t))  # the first card of a hand on the table
                 ev, no = self.khmer_table.change(ch, t)
             events += ev
             notices += no
@@ -249,6 +281,19 @@ class TablePipeline:
     def _after_reveal(self, evs: list[Event]) -> None:
         if evs and not self.khmer:
             self.market.new_hand(self._t)  # a call was judged: the next new market is a deal
+        if evs and self.khmer:
+            self._await_deal, self._centre_quiet_t = True, None  # hands shown at close: deal over
+            assert self.khmer_table is not None
+            self.khmer_table.collecting = True
+
+    def _khmer_deal(self, t: float) -> Event:
+        self._await_deal = False
+        assert self.khmer_table is not None
+        if self.khmer_table.collecting:
+            self.khmer_table.new_hand()
+        seen = self._centre_quiet_t if self._centre_quiet_t is not None else t
+        self._centre_quiet_t = None
+        return {"type": "deal", "t": round(seen, 3), "meta": {"emitted_t": round(t, 3)}}
 
     def _name_seat(self, events: list[Event]) -> None:
         swaps = [e for e in events if e["type"] == "swap"]

@@ -52,8 +52,12 @@ class Job:
 
 
 def _run_chunk(job: Job) -> dict:
+    from vision.synth import scene as scene_mod
     from vision.synth.layouts import random_scene
 
+    # The composer caches card pyramids by id(deck): a chunk's decks die with it, and a
+    # reused id would draw another deck's face, so the cache must not outlive the chunk.
+    scene_mod._PYRAMIDS.clear()
     rng = np.random.default_rng(job.seed)
     decks = [d.load() for d in job.decks]
     family = {d.name: spec.family for d, spec in zip(decks, job.decks)}
@@ -77,6 +81,7 @@ def _run_chunk(job: Job) -> dict:
         up += s.up
         fams += [family[scene.deck]] * len(s.rank)
         geom += s.geometry
+    scene_mod._PYRAMIDS.clear()
     return {
         "split": job.split,
         "crops": np.concatenate(crops) if crops else np.zeros((0, job.sample.crop_size, job.sample.crop_size, 3), np.uint8),

@@ -1,0 +1,236 @@
+"""Card reader benchmark: accuracy on held-out deck families and speed on 2 cores.
+
+    .venv/bin/python benchmarks/bench_reader.py [--model models] [--frames 30] [--cascades 40]
+        [--speed-frames 40] [--map-data runs/reader/det/data.yaml] [--out benchmarks/results/reader.json]
+
+Accuracy: synthetic 1280×720 tables rendered from decks the model never trained on (the
+val and test families of vision.synth.splits, plus held-out procedural seeds), scored per
+family (card-level precision / recall / F1, see reader_eval.py), plus a set of overlapped
+cascades and hands. Index-level confusions are listed. Optional: mAP50 of the detector
+via ultralytics val on the held-out detector tiles.
+
+Speed: the same frames read by our runtime (OpenVINO, 2 threads, all stages) and, in the
+same loop, by ultralytics' default PyTorch predict at imgsz 640 (2 torch threads) with
+(a) a yolo11n 52-class model (the one-stage baseline design) and (b) our own detector.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(REPO), str(REPO / "benchmarks")]
+
+from reader_eval import Score, score_frame  # noqa: E402
+
+FRAME = (1280, 720)
+
+
+def held_out_decks(n_proc: int) -> dict[str, list]:
+    """family -> DeckArt list, for every family outside training."""
+    from vision.synth.procedural import make_procedural_deck
+    from vision.synth.splits import procedural_seeds
+    from vision.train.pipeline import real_deck_pools
+
+    fams: dict[str, list] = {}
+    for split, specs in real_deck_pools().items():
+        if split == "train":
+            continue
+        for spec in specs:
+            fams.setdefault(f"{spec.family} ({split})", []).append(spec)
+    out = {k: [s.load() for s in v] for k, v in sorted(fams.items())}
+    cfg_ranges = {"val": 1_000_000, "test": 2_000_000}
+    for split, start in cfg_ranges.items():
+        out[f"procedural ({split})"] = [make_procedural_deck(start + i) for i in range(n_proc)]
+    _ = procedural_seeds  # same seed ranges as training's held-out splits
+    return out
+
+
+def cascade_scene(rng: np.random.Generator, deck, size: tuple[int, int]):  # noqa: ANN001, ANN201
+    """Overlapped cascades (each card shifted so its top index shows) and a hand row."""
+    from vision.synth.conditions import SceneConditions
+    from vision.synth.layouts import _rot, default_card_height_range
+    from vision.synth.scene import CardPlacement, compose_table
+
+    W, H = size
+    lo, hi = default_card_height_range(size)
+    ch = float(rng.uniform(lo, hi))
+    cw = ch * deck.size[0] / deck.size[1]
+    pool = list(rng.permutation(deck.cards))
+    placements = []
+    for g in range(int(rng.integers(2, 4))):
+        seat = float(rng.choice([0, 90, 180, 270])) + float(rng.normal(0, 8))
+        u, v = _rot(seat)
+        anchor = np.array([W * (0.2 + 0.3 * g) + rng.normal(0, 30), H * rng.uniform(0.35, 0.65)])
+        n = int(rng.integers(3, 8))
+        if rng.random() < 0.6:  # Khmer-style cascade: shifted down the card
+            step = v * ch * rng.uniform(0.17, 0.32)
+        else:  # a hand laid in a row: shifted sideways
+            step = u * cw * rng.uniform(0.25, 0.5)
+        start = anchor - step * (n - 1) / 2
+        for k in range(n):
+            c = start + step * k + rng.normal(0, 0.01 * ch, 2)
+            placements.append(CardPlacement(str(pool.pop()), (float(c[0]), float(c[1])), seat + float(rng.normal(0, 2)), ch))
+    return compose_table(placements, deck, size, SceneConditions.random(rng), rng)
+
+
+def accuracy(reader, decks: dict[str, list], frames: int, cascades: int, seed: int) -> dict:  # noqa: ANN001
+    from tqdm import tqdm
+    from vision.synth.layouts import random_scene
+
+    per: dict[str, Score] = {}
+    casc = Score()
+    rng = np.random.default_rng(seed)
+    total = len(decks) * frames + cascades
+    bar = tqdm(total=total, desc="accuracy")
+    for fam, ds in decks.items():
+        s = Score()
+        for _ in range(frames):
+            scene = random_scene(rng, ds, size=FRAME)
+            idx = reader.read_indices(scene.image)
+            s.add(score_frame(scene, reader.read(scene.image), idx))
+            bar.update()
+        per[fam] = s
+    fam_names = list(decks)
+    for k in range(cascades):
+        ds = decks[fam_names[k % len(fam_names)]]
+        scene = cascade_scene(rng, ds[int(rng.integers(len(ds)))], FRAME)
+        casc.add(score_frame(scene, reader.read(scene.image), reader.read_indices(scene.image)))
+        bar.update()
+    bar.close()
+    overall = Score()
+    for s in per.values():
+        overall.add(s)
+    conf = Counter()
+    for s in [*per.values(), casc]:
+        conf.update(s.confusion)
+    wrong = [(t, p, n) for (t, p), n in conf.items() if t != p]
+    wrong.sort(key=lambda x: -x[2])
+    n_idx = sum(conf.values())
+    return {
+        "per_family": {k: v.row() for k, v in per.items()},
+        "overall_random_tables": overall.row(),
+        "cascades_and_hands": casc.row(),
+        "index_readings": {
+            "total": n_idx,
+            "correct": sum(n for (t, p), n in conf.items() if t == p),
+            "missed": sum(n for (t, p), n in conf.items() if p == "miss"),
+            "top_confusions": [{"truth": t, "read": p, "count": n} for t, p, n in wrong[:25]],
+        },
+    }
+
+
+def speed(reader, model_dir: Path, images: list[np.ndarray], baseline: bool) -> dict:  # noqa: ANN001
+    """Median ms per 1280×720 frame, ours and the baselines interleaved on the same frames."""
+    times: dict[str, list[float]] = {"reader_full": [], "reader_detector_only": [], "reader_zone_640x360": []}
+    models = {}
+    if baseline:
+        from vision.train.offline import setup_offline
+
+        setup_offline()
+        import torch
+        from ultralytics import YOLO
+
+        from ultralytics.nn.tasks import DetectionModel
+
+        torch.set_num_threads(2)
+        # The one-stage design: yolo11n with a 52-card head, built from the yaml (untrained:
+        # speed does not depend on the weights; no hub download).
+        base = YOLO("yolo11n.yaml")
+        base.model = DetectionModel("yolo11n.yaml", nc=52, verbose=False)
+        base.model.names = {i: str(i) for i in range(52)}
+        models["baseline_yolo11n_52cls_pt640"] = base
+        if (model_dir / "index_detector.pt").is_file():
+            models["our_detector_pt640"] = YOLO(str(model_dir / "index_detector.pt"))
+        for name, m in models.items():
+            times[name] = []
+            m.predict(images[0], imgsz=640, device="cpu", verbose=False)  # warm-up
+    reader.read(images[0])
+    for img in images:
+        t = time.perf_counter()
+        reader.read(img)
+        times["reader_full"].append(time.perf_counter() - t)
+        t = time.perf_counter()
+        reader._detect(img)
+        times["reader_detector_only"].append(time.perf_counter() - t)
+        t = time.perf_counter()
+        reader.read(img, roi=(320, 180, 960, 540))
+        times["reader_zone_640x360"].append(time.perf_counter() - t)
+        for name, m in models.items():
+            t = time.perf_counter()
+            m.predict(img, imgsz=640, device="cpu", verbose=False)
+            times[name].append(time.perf_counter() - t)
+    res = {k: {"median_ms": round(1000 * float(np.median(v)), 1), "p90_ms": round(1000 * float(np.percentile(v, 90)), 1)}
+           for k, v in times.items() if v}  # fmt: skip
+    base = res.get("baseline_yolo11n_52cls_pt640", {}).get("median_ms")
+    if base:
+        res["speedup_vs_baseline"] = round(base / res["reader_full"]["median_ms"], 2)
+    res["frames"] = len(images)
+    res["cpu_count_visible"] = os.cpu_count()
+    res["load_avg_at_end"] = os.getloadavg()
+    return res
+
+
+def map50(model_dir: Path, data_yaml: Path) -> dict:
+    from vision.train.offline import setup_offline
+
+    setup_offline()
+    from ultralytics import YOLO
+
+    r = YOLO(str(model_dir / "index_detector.pt")).val(data=str(data_yaml), imgsz=320, batch=16, device="cpu", plots=False, verbose=False)
+    return {"data": str(data_yaml), "mAP50": round(float(r.box.map50), 4), "mAP50-95": round(float(r.box.map), 4),
+            "precision": round(float(r.box.mp), 4), "recall": round(float(r.box.mr), 4)}  # fmt: skip
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--model", default=str(REPO / "models"), help="model folder (default: models/)")
+    ap.add_argument("--frames", type=int, default=30, help="random tables per held-out family")
+    ap.add_argument("--cascades", type=int, default=40, help="cascade/hand frames")
+    ap.add_argument("--speed-frames", type=int, default=30, help="frames timed")
+    ap.add_argument("--procedural-decks", type=int, default=6, help="held-out procedural decks per split")
+    ap.add_argument("--no-baseline", action="store_true", help="skip the ultralytics PyTorch baselines")
+    ap.add_argument("--map-data", help="detector data.yaml whose val split gives mAP50 (ultralytics val)")
+    ap.add_argument("--seed", type=int, default=12345, help="scene seed")
+    ap.add_argument("--out", default=str(REPO / "benchmarks" / "results" / "reader.json"), help="JSON report path")
+    args = ap.parse_args(argv)
+
+    from vision.reader.reader import CardReader
+    from vision.synth.layouts import random_scene
+
+    model_dir = Path(args.model)
+    reader = CardReader.load(model_dir)
+    decks = held_out_decks(args.procedural_decks)
+    report: dict = {"model": str(model_dir), "families": {k: [d.name for d in v] for k, v in decks.items()}}
+    report["accuracy"] = accuracy(reader, decks, args.frames, args.cascades, args.seed)
+    rng = np.random.default_rng(args.seed + 1)
+    all_decks = [d for ds in decks.values() for d in ds]
+    images = [random_scene(rng, all_decks, size=FRAME).image for _ in range(args.speed_frames)]
+    report["speed"] = speed(reader, model_dir, images, not args.no_baseline)
+    if args.map_data:
+        report["detector_map"] = map50(model_dir, Path(args.map_data))
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(report, indent=1))
+    acc = report["accuracy"]
+    print(f"{'family':34s} frames   P      R      F1    exact")
+    for fam, r in [*acc["per_family"].items(), ("ALL random tables", acc["overall_random_tables"]),
+                   ("cascades + hands", acc["cascades_and_hands"])]:  # fmt: skip
+        print(f"{fam:34s} {r['frames']:5d}  {r['precision']:.3f}  {r['recall']:.3f}  {r['f1']:.3f}  {r['exact_frames']:.2f}")
+    print(json.dumps(report["speed"]))
+    if "detector_map" in report:
+        print(json.dumps(report["detector_map"]))
+    print(f"report: {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

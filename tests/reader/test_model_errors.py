@@ -1,0 +1,72 @@
+"""A bad model path or a corrupt model file gives one clear error (API and CLI)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from vision.reader.reader import DEFAULT_MODEL_DIR, CardReader
+from vision.reader.runtime import ModelError
+
+HAVE_MODEL = (DEFAULT_MODEL_DIR / "reader.json").is_file()
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "referee", "read", *args], capture_output=True, text=True, timeout=120)
+
+
+def test_missing_directory(tmp_path: Path) -> None:
+    with pytest.raises(ModelError, match="model directory not found"):
+        CardReader.load(tmp_path / "nope")
+
+
+def test_directory_without_meta(tmp_path: Path) -> None:
+    with pytest.raises(ModelError, match="no reader.json"):
+        CardReader.load(tmp_path)
+
+
+def test_corrupt_meta(tmp_path: Path) -> None:
+    (tmp_path / "reader.json").write_text("{not json")
+    with pytest.raises(ModelError, match="corrupt"):
+        CardReader.load(tmp_path)
+    (tmp_path / "reader.json").write_text(json.dumps({"detector_fil": "x.xml"}))
+    with pytest.raises(ModelError, match="unknown keys"):
+        CardReader.load(tmp_path)
+
+
+@pytest.mark.skipif(not HAVE_MODEL, reason="no shipped model in models/")
+@pytest.mark.parametrize("victim", ["index_detector.xml", "index_detector.bin", "index_classifier.onnx"])
+def test_corrupt_or_missing_model_file(tmp_path: Path, victim: str) -> None:
+    model = tmp_path / "model"
+    shutil.copytree(DEFAULT_MODEL_DIR, model)
+    (model / victim).write_bytes(b"\x00garbage" * 10)
+    with pytest.raises(ModelError) as err:
+        CardReader.load(model)
+    assert "\n" not in str(err.value) and "cannot load model" in str(err.value)
+    (model / victim).unlink()
+    with pytest.raises(ModelError, match="not found|missing"):
+        CardReader.load(model)
+
+
+def test_cli_bad_model_is_one_line(tmp_path: Path) -> None:
+    r = _cli(str(tmp_path / "x.jpg"), "--model", str(tmp_path / "nope"))
+    assert r.returncode == 2
+    assert r.stderr.strip().count("\n") == 0 and "model directory not found" in r.stderr
+
+
+@pytest.mark.skipif(not HAVE_MODEL, reason="no shipped model in models/")
+def test_cli_unreadable_image_does_not_stop_the_others(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.jpg"
+    bad.write_text("not an image")
+    good = Path(__file__).resolve().parents[1] / "fixtures" / "reader"
+    first = sorted(good.glob("*.png"))[0]
+    r = _cli(str(bad), str(tmp_path / "missing.png"), str(first), "--json")
+    lines = [json.loads(x) for x in r.stdout.splitlines()]
+    assert r.returncode == 1
+    assert [x["image"] for x in lines] == [str(bad), str(tmp_path / "missing.png"), str(first)]
+    assert "error" in lines[0] and "error" in lines[1] and isinstance(lines[2]["cards"], list)

@@ -1,0 +1,43 @@
+"""Automatic index location recovers the boxes we know (procedural decks draw them)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vision.synth.geometry import _iou, find_index_boxes
+from vision.synth.procedural import make_procedural_deck
+
+
+@pytest.mark.parametrize("seed", [0, 4, 6])
+def test_found_boxes_match_drawn_boxes(seed: int) -> None:
+    deck = make_procedural_deck(seed, height=240)
+    found, report = find_index_boxes(deck.faces)
+    assert report["corners"] == ["tl", "br"]
+    ious = []
+    for card, truth in deck.index_boxes.items():
+        for t in truth:
+            ious.append(max((_iou(t, f) for f in found[card]), default=0.0))
+    assert np.mean(ious) > 0.7
+    assert np.mean(np.array(ious) > 0.5) > 0.95
+
+
+def test_suit_only_corner_is_not_an_index() -> None:
+    """Blank out the ranks: the remaining suit-only corners must be rejected."""
+    deck = make_procedural_deck(0, height=240)
+    faces = {}
+    for card, face in deck.faces.items():
+        f = face.copy()
+        h, w = f.shape[:2]
+        paper = f[h // 2, 3, :3].copy()
+        for x1, y1, x2, y2 in deck.index_boxes[card]:
+            ys, xs = slice(int(y1 * h), int(np.ceil(y2 * h))), slice(int(x1 * w), int(np.ceil(x2 * w)))
+            region = f[ys, xs]
+            ink_rows = np.nonzero((np.abs(region[..., :3].astype(int) - paper).sum(axis=2) > 60).any(axis=1))[0]
+            # rows of the rank glyph = the first run of inked rows (rank on top when upright)
+            runs = np.split(ink_rows, np.nonzero(np.diff(ink_rows) > 1)[0] + 1)
+            rank_rows = runs[0] if y1 < 0.5 else runs[-1]
+            region[rank_rows.min() : rank_rows.max() + 1, :, :3] = paper
+        faces[card] = f
+    _, report = find_index_boxes(faces)
+    assert report["corners"] == []

@@ -1,0 +1,49 @@
+"""Integration: the pipeline on simulator recordings, scored against their truth.
+
+- committed samples (datasets/samples/*) with the shipped reader, when both exist;
+- (slow) a fresh simulator recording with cards.jsonl on every frame, reads taken from it
+  (an oracle reader), so the video decoding, motion gating, occlusion handling and event
+  logic are tested on rendered arms, lighting and noise independently of the model.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "benchmarks"))
+
+SAMPLES = sorted(p.parent for p in (REPO / "datasets" / "samples").glob("*/truth.jsonl"))
+MODEL = REPO / "models" / "reader.json"
+
+
+@pytest.mark.skipif(not SAMPLES or not MODEL.is_file(), reason="needs datasets/samples recordings and the shipped model")
+@pytest.mark.parametrize("root", SAMPLES, ids=lambda p: p.name)
+def test_committed_sample_with_shipped_reader(root: Path) -> None:
+    from bench_tracker import bench_recording
+
+    out = bench_recording(root, None, oracle=False, max_s=None)
+    assert out["referee_rejected"] == [], out["referee_rejected"][:3]
+    assert out["event_f1"] >= 0.9, (out["missed"], out["extra"])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game", ["kemps", "khmer"])
+def test_fresh_simulator_recording_with_oracle_reads(game: str, tmp_path: Path) -> None:
+    from bench_tracker import bench_recording
+
+    rec = tmp_path / game
+    subprocess.run(
+        [str(REPO / ".venv" / "bin" / "referee"), "synth", "video", "--game", game, "--minutes", "0.75", "--seed", "11",
+         "--out", str(rec), "--card-every", "0.0001"],
+        check=True, capture_output=True,
+    )  # fmt: skip
+    out = bench_recording(rec, None, oracle=True, max_s=None)
+    assert out["referee_rejected"] == [], out["referee_rejected"][:3]
+    assert out["event_f1"] >= 0.95, json.dumps({"missed": out["missed"], "extra": out["extra"]})
+    assert out["latency_median_s"] is None or out["latency_median_s"] <= 0.5
