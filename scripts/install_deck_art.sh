@@ -38,7 +38,7 @@ if ((${#missing[@]})); then
 fi
 
 # aisleriot carries the "bonded" deck but depends on GTK: take the .deb's files only.
-if [[ ! -e "$ART_ROOT/pkgs/aisleriot/usr/share/aisleriot/cards/bonded.svg" ]]; then
+if [[ ! -e "$ART_ROOT/pkgs/aisleriot/usr/share/aisleriot/cards/bonded.svgz" ]]; then
   echo "==> apt-get download aisleriot (bonded deck, files only)"
   tmp=$(mktemp -d)
   if (cd "$tmp" && apt-get download -qq aisleriot >/dev/null 2>&1); then

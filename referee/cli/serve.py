@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import socket
+import time
 from pathlib import Path
 from typing import Any
 
@@ -23,8 +24,9 @@ def register(sub: Any) -> None:
     src.add_argument("--video", type=Path, metavar="PATH", help="a recording to referee, played in real time")
     src.add_argument("--demo", action="store_true",
                      help="play the bundled sample recording of the chosen game in a loop (no camera needed)")
-    p.add_argument("--game", choices=("kemps", "kems", "khmer"), default="kemps",
-                   help="kemps (letters), kems (French points) or khmer (default: kemps)")
+    p.add_argument("--game", choices=("kemps", "kems", "khmer"),
+                   help="kemps (letters), kems (French points) or khmer (default: kemps, or the recording's "
+                        "own game when its folder has a meta.json)")
     p.add_argument("--rules", metavar="NAME_OR_FILE",
                    help="a variant name from configs/rules/<game>.yaml, or a YAML file of rule overrides")
     p.add_argument("--players", metavar="N,E,S,W",
@@ -32,8 +34,9 @@ def register(sub: Any) -> None:
     p.add_argument("--teams", metavar="NS,EW",
                    help="teams as comma-separated groups of seats written together when seats are "
                         "one letter, or with '+' (Ana+Bo,Cy+Di); default: partners facing")
-    p.add_argument("--db", type=Path, default=Path("runs/serve/game.sqlite"),
-                   help="the game's SQLite event log (default runs/serve/game.sqlite); an existing one resumes")
+    p.add_argument("--db", type=Path,
+                   help="the game's SQLite event log (default runs/serve/game.sqlite; with --demo a new "
+                        "runs/serve/demo-TIME.sqlite); an existing one resumes exactly where it was")
     p.add_argument("--layout", help="table layout (name in configs/layouts/ or a YAML file)")
     p.add_argument("--model", type=Path, help="card reader model folder (default: the bundled export)")
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only)")
@@ -79,31 +82,56 @@ def parse_teams(value: str | None, players: list[str]) -> list[list[str]] | None
     return teams
 
 
-def build_header(args: argparse.Namespace) -> dict[str, Any]:
-    players = [p.strip() for p in (args.players or DEFAULT_PLAYERS[args.game]).split(",") if p.strip()]
+def build_header(args: argparse.Namespace, meta: dict[str, Any] | None = None) -> dict[str, Any]:
+    """From the flags; a recording's meta.json fills what the flags leave out."""
+    meta = meta or {}
+    game = args.game or meta.get("game") or "kemps"
+    same = meta.get("game") == game
+    if args.players:
+        players = [p.strip() for p in args.players.split(",") if p.strip()]
+    elif same and meta.get("players"):
+        players = [str(p) for p in meta["players"]]
+    else:
+        players = DEFAULT_PLAYERS[game].split(",")
     if len(set(players)) != len(players):
         raise CliError("--players: each seat must have a different name")
-    header: dict[str, Any] = {"game": args.game, "rules": parse_rules(args.rules), "players": players}
-    if args.game != "khmer":
-        teams = parse_teams(args.teams, players)
+    rules = parse_rules(args.rules) if args.rules else (dict(meta.get("rules") or {}) if same else {})
+    header: dict[str, Any] = {"game": game, "rules": rules, "players": players}
+    if game != "khmer":
+        teams = (meta.get("teams") if same and not args.players and not args.teams else None) or parse_teams(args.teams, players)
         if teams:
             header["teams"] = teams
-    if args.game != "khmer":
         from referee.rules.config import load_rules
 
         try:
-            load_rules(args.game, header["rules"])
+            load_rules(game, header["rules"])
         except ValueError as exc:
             raise CliError(str(exc)) from None
     return header
 
 
 def demo_video(game: str) -> Path:
-    folder = SAMPLES / game
-    videos = sorted(p for p in folder.glob("*") if p.suffix.lower() in (".mp4", ".avi", ".mkv", ".webm"))
-    if not videos:
-        raise CliError(f"no sample recording in {folder} (run `referee serve --video PATH` with your own)")
-    return videos[0]
+    """datasets/samples/<game>/video.* (or the first <game>* sample folder with a video)."""
+    folders = [SAMPLES / game] + sorted(p for p in SAMPLES.glob(f"{game}*") if p.name != game)
+    for folder in folders:
+        videos = sorted(p for p in folder.glob("*") if p.suffix.lower() in (".mp4", ".avi", ".mkv", ".webm"))
+        if videos:
+            return videos[0]
+    raise CliError(f"no sample recording in {SAMPLES / game} (run `referee serve --video PATH` with your own)")
+
+
+def sample_meta(video: Path) -> dict[str, Any]:
+    """The sample's meta.json (its game header and layout), if it has one."""
+    import json
+
+    meta = video.parent / "meta.json"
+    if not meta.exists():
+        return {}
+    try:
+        data = json.loads(meta.read_text())
+    except ValueError as exc:
+        raise CliError(f"{meta}: not valid JSON ({exc})") from None
+    return data if isinstance(data, dict) else {}
 
 
 def lan_address() -> str:
@@ -128,18 +156,24 @@ def check_camera(index: int) -> None:
 def run(args: argparse.Namespace) -> int:
     from referee.server.settings import ServerSettings, VideoSource, new_join_code
 
-    header = build_header(args)
+    video = None
     if args.camera is not None:
         check_camera(args.camera)
         source = VideoSource(camera=args.camera)
     elif args.video is not None:
         if not args.video.exists():
             raise CliError(f"video file not found: {args.video}")
-        source = VideoSource(path=args.video)
+        video = args.video
+        source = VideoSource(path=video)
     elif args.demo:
-        source = VideoSource(path=demo_video(args.game), loop=True)
+        video = demo_video(args.game or "kemps")
+        source = VideoSource(path=video, loop=True)
     else:
         source = VideoSource()
+    header = build_header(args, sample_meta(video) if video is not None else None)
+    layout = args.layout
+    if layout is None and video is not None and (video.parent / "layout.yaml").exists():
+        layout = str(video.parent / "layout.yaml")  # a recording's own calibration
     if args.join_code is not None and not (args.join_code.isdigit() and 4 <= len(args.join_code) <= 12):
         raise CliError("--join-code: 4 to 12 digits")
     host = args.host
@@ -148,10 +182,13 @@ def run(args: argparse.Namespace) -> int:
         # Bind this machine's LAN address (plus 127.0.0.1 for the laptop's own browser).
         host = lan_address() if host == "127.0.0.1" else host
         public_url = f"http://{host}:{args.port}"
+    db = args.db
+    if db is None:
+        db = Path(f"runs/serve/demo-{time.strftime('%Y%m%d-%H%M%S')}.sqlite") if args.demo else Path("runs/serve/game.sqlite")
     settings = ServerSettings(
-        db_path=args.db, header=header, source=source, host=host, port=args.port, lan=args.lan,
+        db_path=db, header=header, source=source, host=host, port=args.port, lan=args.lan,
         join_code=args.join_code or new_join_code(), public_url=public_url,
-        layout_path=Path(args.layout) if args.layout else None, model_dir=args.model,
+        layout_path=Path(layout) if layout else None, model_dir=args.model,
         voice=not args.no_voice, call_window_s=args.call_window,
     )
     return serve(settings)
@@ -165,7 +202,8 @@ def serve(settings: Any) -> int:
 
     app = create_app(settings)
     local = f"http://127.0.0.1:{settings.port}"
-    print(f"Kemps Referee: dashboard at {local}  (game log: {settings.db_path})", flush=True)
+    resumed = " (resuming the game it holds)" if settings.db_path.exists() else ""
+    print(f"Kemps Referee: dashboard at {local}  game log: {settings.db_path}{resumed}", flush=True)
     if settings.source.spec is not None:
         print(f"video: {settings.source.spec}{' (looping demo)' if settings.source.loop else ''}", flush=True)
     phone_url = f"{settings.public_url or local}/phone?code={settings.join_code}"

@@ -55,6 +55,8 @@ class Rules(Mapping[str, Any]):
         raise KeyError(key)
 
     def __getattr__(self, key: str) -> Any:
+        if key.startswith("_") or key in ("game", "values", "variants"):
+            raise AttributeError(key)  # keeps copy/pickle from recursing
         try:
             return self[key]
         except KeyError:

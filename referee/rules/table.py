@@ -345,7 +345,8 @@ class TableGame:
         assert s.table is not None
         table, anomalies = mk.show(s.table, e.player, e.cards, self.rules.deck_anomaly)
         left = tuple(p for p in s.show_left if p != e.player)
-        step.set(table=table, show_left=left, phase="show" if left else "play")
+        after = "play" if table.market else "reset"  # the call may have come during a reset
+        step.set(table=table, show_left=left, phase="show" if left else after)
         step.anomalies(anomalies)
         step.say("shown", player=e.player, cards=list(e.cards))
 

@@ -61,7 +61,7 @@ def default_layout(settings: ServerSettings) -> Any:
 
 def live_pipeline(settings: ServerSettings, layout: Any, fps: float) -> PipelineLike | None:
     """The real table pipeline: the exported card reader + the tracker."""
-    from vision.reader import CardReader
+    from vision.reader.reader import CardReader
     from vision.tracker.pipeline import TablePipeline
 
     reader = CardReader.load(settings.model_dir)
@@ -97,6 +97,7 @@ def create_app(settings: ServerSettings, *, pipeline_factory: PipelineFactory | 
         if opener is not None:
             live.feed = make_feed(settings, live, opener, pipeline_factory)
             live.feed.start()
+        live.resume()
         try:
             yield
         finally:
@@ -135,6 +136,7 @@ def make_feed(settings: ServerSettings, live: LiveReferee, opener: SourceFactory
         on_frame=live.on_frame,
         on_table=live.on_table,
         on_notices=live.on_notices,
+        on_loop=live.on_loop,
         source_name=str(src.spec) if src.spec is not None else "test source",
         loop=src.loop,
         realtime=src.realtime,

@@ -90,6 +90,7 @@ class FrameFeed:
     on_frame: Callable[[bytes, dict[str, Any]], None]
     on_table: Callable[[dict[str, Any] | None], None]
     on_notices: Callable[[list[dict[str, Any]]], None] = lambda _: None
+    on_loop: Callable[[], None] = lambda: None
     source_name: str | None = None
     loop: bool = False
     realtime: bool = True
@@ -162,6 +163,10 @@ class FrameFeed:
                 return
             self._t_offset += last + 1.0
             self.status.loops += 1
+            # The recording starts over: a fresh tracker, and the referee a fresh hand.
+            self._pipeline = None
+            self.status.reader = "not started"
+            self.on_loop()
 
     def _run(self) -> None:
         self.status.running = True

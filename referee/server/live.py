@@ -175,6 +175,19 @@ class LiveReferee:
             if seat not in self.reveal.seats:
                 self.reveal.seats.append(seat)
 
+    def on_loop(self) -> None:
+        """The demo recording starts over: new hand (or a new game once this one is over)."""
+        self.loop.call_soon_threadsafe(lambda: asyncio.ensure_future(self._restart_demo_hand()))
+
+    async def _restart_demo_hand(self) -> None:
+        view = self.service.snapshot.get("view") or {}
+        if view.get("finished"):
+            await self.service.new_game(self.service.header())
+        elif view.get("phase") not in ("deal", None):
+            await self.service.append({"type": "new_hand"}, "demo")
+        self.reveal = None
+        self.push_state()
+
     def on_table(self, table: dict[str, Any] | None) -> None:
         self.loop.call_soon_threadsafe(self._set_table, table)
 
@@ -196,17 +209,12 @@ class LiveReferee:
         except RuntimeError:  # loop closed during shutdown
             pass
 
+    def resume(self) -> None:
+        """After a restart: a reveal the log is waiting for is asked for again."""
+        self._follow_awaiting(self.service.snapshot.get("awaiting") or {})
+
     def _on_snapshot(self, snapshot: dict[str, Any]) -> None:
-        awaiting = snapshot.get("awaiting") or {}
-        if awaiting != self._last_awaiting:
-            self._last_awaiting = awaiting
-            if isinstance(awaiting, dict) and awaiting.get("kind") == "reveal":
-                seats = [str(s) for s in awaiting.get("seats", [])]
-                self.reveal = RevealDraft(seats=seats)
-                if self.feed is not None:
-                    self.feed.request_reveal(seats)
-            elif self.reveal is not None:
-                self.reveal = None
+        self._follow_awaiting(snapshot.get("awaiting") or {})
         last = snapshot.get("last") or {}
         if last.get("accepted") and (last.get("event") or {}).get("type") in ("new_hand", "new_game"):
             if self.feed is not None:
@@ -215,6 +223,20 @@ class LiveReferee:
             self.manager.broadcast("dashboard", {"type": "announce", "items": last["announcements"]})
             self.manager.broadcast("phone", {"type": "announce", "items": last["announcements"]})
         self.push_state()
+
+    def _follow_awaiting(self, awaiting: dict[str, Any]) -> None:
+        if awaiting != self._last_awaiting:
+            self._last_awaiting = awaiting
+            if isinstance(awaiting, dict) and awaiting.get("kind") == "reveal":
+                seats = [str(s) for s in awaiting.get("seats", [])]
+                if self.reveal is None:
+                    self.reveal = RevealDraft(seats=seats)
+                else:  # a later call joined the reveal: keep what was read or corrected
+                    self.reveal.seats = seats
+                if self.feed is not None:
+                    self.feed.request_reveal(seats)
+            elif self.reveal is not None:
+                self.reveal = None
 
     # ---- what browsers see ----------------------------------------------------------------
     def state_message(self) -> dict[str, Any]:

@@ -86,8 +86,8 @@ function awaitingText(a) {
 function renderAwaiting() {
   const a = ui.state.game.awaiting;
   const finished = view().finished;
-  $("#awaiting-text").textContent = finished ? t("finished") : awaitingText(a);
   const reveal = ui.state.reveal;
+  $("#awaiting-text").textContent = finished ? t("finished") : reveal ? "" : awaitingText(a);
   const box = $("#reveal");
   box.hidden = !reveal;
   if (!reveal) return;
@@ -249,7 +249,7 @@ function renderFeed() {
   if (f.running) parts.push(`${f.fps} fps`, `${f.process_ms} ms`);
   if (f.reader && f.reader !== "ok") parts.push(`${t("reader")}: ${f.reader}`);
   if (f.error) parts.push(f.error);
-  if (ui.state.voice && ui.state.voice !== "not connected") parts.push(`🎤 ${ui.state.voice}`);
+  if (ui.state.voice && ui.state.voice !== "not connected") parts.push(`◉ ${ui.state.voice}`);
   $("#feed-status").textContent = parts.join(" · ");
   if (!f.running && !camera.frames) $("#cam-msg").textContent = f.source ? (f.error || t("waiting_camera")) : t("no_camera");
 }

@@ -2,7 +2,7 @@
 // translations from the referee (Announcement.text), so only the chrome lives here.
 const STRINGS = {
   en: {
-    title: "Kemps Referee", offline: "offline", online: "live", sound_off: "🔇 Sound off", sound_on: "🔊 Sound on",
+    title: "Kemps Referee", offline: "offline", online: "live", sound_off: "♪ Sound off", sound_on: "♪ Sound on ✓",
     mic: "Mic", zones: "zones", cards: "cards", market: "Market", stale_title: "Market is stale",
     stale_body: "dealer: discard the four cards and deal four new ones.", mark_stale: "Mark stale",
     reveal: "Reveal", reveal_help: "Lay the hands face up in the reveal areas. Click a card to correct it.",
@@ -27,7 +27,7 @@ const STRINGS = {
     voice_unavailable: "Voice unavailable", listening: "listening",
   },
   fr: {
-    title: "Arbitre Kem's", offline: "hors ligne", online: "en direct", sound_off: "🔇 Son coupé", sound_on: "🔊 Son",
+    title: "Arbitre Kem's", offline: "hors ligne", online: "en direct", sound_off: "♪ Son coupé", sound_on: "♪ Son ✓",
     mic: "Micro", zones: "zones", cards: "cartes", market: "Table", stale_title: "La table est figée",
     stale_body: "donneur : retirez les quatre cartes et posez-en quatre nouvelles.", mark_stale: "Table figée",
     reveal: "Dévoilement", reveal_help: "Posez les mains face visible. Cliquez une carte pour la corriger.",
@@ -52,7 +52,7 @@ const STRINGS = {
     voice_unavailable: "Voix indisponible", listening: "écoute",
   },
   es: {
-    title: "Árbitro Kemps", offline: "sin conexión", online: "en vivo", sound_off: "🔇 Sin sonido", sound_on: "🔊 Sonido",
+    title: "Árbitro Kemps", offline: "sin conexión", online: "en vivo", sound_off: "♪ Sin sonido", sound_on: "♪ Sonido ✓",
     mic: "Micro", zones: "zonas", cards: "cartas", market: "Mesa", stale_title: "La mesa está parada",
     stale_body: "repartidor: descarta las cuatro cartas y pon cuatro nuevas.", mark_stale: "Mesa parada",
     reveal: "Mostrar manos", reveal_help: "Poned las manos boca arriba. Pulsa una carta para corregirla.",

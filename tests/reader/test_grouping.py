@@ -91,3 +91,20 @@ def test_without_reading_direction_only_overlap_links() -> None:
 
 def test_empty_input() -> None:
     assert group_indices([], GEOM) == []
+
+
+def test_deck_with_small_indices_still_pairs_its_two_corners() -> None:
+    # the card is 1.8x larger relative to its index than the typical geometry says
+    a, b = card_indices("JD", (300, 300), 30)
+    centre = np.array([300.0, 300.0])
+    far = []
+    for o in (a, b):
+        c = centre + (o.centre - centre) * 1.8
+        x1, y1, x2, y2 = o.box
+        w, h = x2 - x1, y2 - y1
+        far.append(IndexObs((c[0] - w / 2, c[1] - h / 2, c[0] + w / 2, c[1] + h / 2), o.card, o.p, o.up))
+    assert same_card(far[0], far[1], GEOM)
+    cards = group_indices(far, GEOM, two_decks=True)
+    assert len(cards) == 1
+    quad_centre = cards[0].quad.mean(axis=0)
+    assert np.linalg.norm(quad_centre - centre) < 2  # midpoint of the two corners

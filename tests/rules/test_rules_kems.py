@@ -191,3 +191,13 @@ def test_kemps_calls_are_not_kems_calls():
     game, state, _, _ = play(header("kems", NR), [DEAL])
     assert rejected(game, state, call("kemps", "S")).code == RejectCode.CALL_NOT_ALLOWED
     assert rejected(game, state, call("cut", "S", "E")).code == RejectCode.CALL_NOT_ALLOWED
+
+
+def test_wrong_contre_during_a_reset_returns_to_the_reset():
+    game, state, _, _ = play(header("kems", NR), [
+        DEAL_NONE_EW, {"type": "stale"}, call("contre_kems", "N"),
+        {"type": "show", "player": "N", "cards": ["7H", "7S"]},
+        {"type": "show", "player": "S", "cards": ["KC", "KD"]},
+    ])
+    assert game.awaiting(state) == {"kind": "reset", "dealer": "N"}
+    assert game.apply(state, {"type": "reset", "market": ["QC", "QD", "QH", "QS"]}).ok

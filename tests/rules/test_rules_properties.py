@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import tempfile
 from pathlib import Path
 
@@ -107,3 +108,45 @@ def test_exported_log_replays_to_the_same_state(seed, which, hidden):
         with Session.from_jsonl(log, Path(tmp) / "copy.sqlite") as copy:
             assert copy.state == state
             assert copy.events() == [parse_event(e).to_dict() for e in events]
+
+
+def _corrupt(events, rng):
+    """Replace one card of some events by a random card (a misread)."""
+    from referee.cards import ALL_CARDS
+
+    out = []
+    for e in events:
+        e = json.loads(json.dumps(e))
+        if rng.random() < 0.15:
+            if e["type"] in ("reset", "deal"):
+                e["market"][rng.randrange(4)] = rng.choice(ALL_CARDS)
+            elif e["type"] == "swap":
+                e[rng.choice(["give", "take"])] = rng.choice(ALL_CARDS)
+            elif e["type"] == "reveal":
+                p = rng.choice(sorted(e["hands"]))
+                e["hands"][p][rng.randrange(len(e["hands"][p]))] = rng.choice(ALL_CARDS)
+        out.append(e)
+    return out
+
+
+@SETTINGS
+@given(seed=st.integers(0, 2**31), which=st.integers(0, len(TABLE_HEADERS) - 1), hidden=st.booleans(),
+       policy=st.sampled_from(["flag", "reject"]))
+def test_misreads_are_flagged_or_rejected_and_accounting_survives(seed, which, hidden, policy):
+    import random
+
+    hdr = json.loads(json.dumps(TABLE_HEADERS[which]))
+    hdr["rules"] = dict(hdr.get("rules") or {}, deck_anomaly=policy)
+    events = _corrupt(TableSim(hdr, seed, hidden).events(120), random.Random(seed))
+    game = new_game(hdr)
+    state = game.initial_state()
+    for e in events:
+        r = game.apply(state, e)
+        if not r.ok:
+            assert r.reason
+            continue
+        state = r.state
+        if policy == "reject":
+            assert not [x for x in r.results if x["kind"] == "anomaly"]
+        if state.table is not None:
+            assert conservation_errors(state.table) == [], (e, r.results)

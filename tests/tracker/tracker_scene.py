@@ -53,7 +53,9 @@ class Scene:
         self.layout = self.layout.scaled(self.size)
         rng = np.random.default_rng(self.seed)
         w, h = self.size
-        self._noise = [rng.normal(0, self.noise, (h, w, 3)).astype(np.int16) for _ in range(4)]
+        noise = [rng.normal(0, self.noise, (h, w, 3)) for _ in range(4)]
+        # Split into saturating uint8 add/subtract images: cheap to apply every frame.
+        self._noise = [(np.clip(n, 0, 255).astype(np.uint8), np.clip(-n, 0, 255).astype(np.uint8)) for n in noise]
         self._n = 0
         self.arm_mask = np.zeros((h, w), np.uint8)
 
@@ -105,8 +107,8 @@ class Scene:
             cv2.circle(self.arm_mask, _pt(a.end), int(a.width * 0.8), 255, -1)
         img[self.arm_mask > 0] = (120, 150, 200)
         self._n += 1
-        noisy = img.astype(np.int16) + self._noise[self._n % len(self._noise)]
-        return np.clip(noisy, 0, 255).astype(np.uint8)
+        plus, minus = self._noise[self._n % len(self._noise)]
+        return cv2.subtract(cv2.add(img, plus), minus)
 
 
 def _pt(p: tuple[float, float]) -> tuple[int, int]:

@@ -6,7 +6,8 @@ reading direction `up` and its size predict the whole card: centre, outline, ori
 
 Two indices are the same physical card when they read the same card and either
   - overlap (the same index found twice), or
-  - face opposite ways (≈180° apart) and predict nearly the same card centre.
+  - face opposite ways (≈180° apart) and predict nearly the same card centre, or sit on
+    each other's card diagonal (decks whose index size differs from the typical one).
 Identical cards in a cascade face the same way, so they are never merged. In a one-deck
 game a card exists once: only the best-supported group of each identity is kept; with
 two decks, the two best.
@@ -108,16 +109,38 @@ def box_iou(a: tuple[float, ...], b: tuple[float, ...]) -> float:
     return inter / union if union > 0 else 0.0
 
 
+def _angle_deg(a: tuple[float, float], b: tuple[float, float]) -> float:
+    cos = float(np.dot(a, b) / max(np.linalg.norm(a) * np.linalg.norm(b), 1e-9))
+    return float(np.degrees(np.arccos(np.clip(cos, -1, 1))))
+
+
+def _diagonal_pair(a: IndexObs, b: IndexObs, geom: CardGeometry) -> bool:
+    """b sits where a's card would put its opposite corner: seen from a (upright), down and
+    to the right, at about the distance between the two indices of a card. Tolerant of
+    decks whose index is smaller or larger than the typical one (the ratio may differ 2×)."""
+    assert a.up is not None
+    right, down = _axes(a.up)
+    v = b.centre - a.centre
+    s = (a.size + b.size) / 2
+    got = np.array([np.dot(v, right), np.dot(v, down)]) / s
+    want = 2 * np.array([geom.cx, geom.cy])
+    ratio = float(np.linalg.norm(got) / np.linalg.norm(want))
+    ang = _angle_deg((float(got[0]), float(got[1])), (float(want[0]), float(want[1])))
+    return 0.5 <= ratio <= 2.0 and ang <= 25.0
+
+
 def same_card(a: IndexObs, b: IndexObs, geom: CardGeometry) -> bool:
     if box_iou(a.box, b.box) > 0.3:
         return True
+    if a.up is None or b.up is None:
+        return False
+    if _angle_deg(a.up, b.up) < geom.opposite_deg:
+        return False  # same reading direction: two cards (a cascade), never one
     ca, cb = predicted_centre(a, geom), predicted_centre(b, geom)
-    if ca is None or cb is None or a.up is None or b.up is None:
-        return False
-    cos = float(np.dot(a.up, b.up) / max(np.linalg.norm(a.up) * np.linalg.norm(b.up), 1e-9))
-    if np.degrees(np.arccos(np.clip(cos, -1, 1))) < geom.opposite_deg:
-        return False
-    return float(np.linalg.norm(ca - cb)) <= geom.link_radius * (a.size + b.size) / 2
+    assert ca is not None and cb is not None
+    if float(np.linalg.norm(ca - cb)) <= geom.link_radius * (a.size + b.size) / 2:
+        return True
+    return _diagonal_pair(a, b, geom) and _diagonal_pair(b, a, geom)
 
 
 def _clusters(obs: list[IndexObs], geom: CardGeometry) -> list[list[int]]:
@@ -145,9 +168,15 @@ def _make_group(card: str, members: list[IndexObs], geom: CardGeometry) -> CardG
     quad = None
     if oriented:
         best = max(oriented, key=lambda m: m.p)
-        centres = np.array([predicted_centre(m, geom) for m in oriented])
         size = float(np.mean([m.size for m in oriented]))
-        quad = predicted_quad(best, centres.mean(axis=0), size, geom)
+        centre = np.mean([predicted_centre(m, geom) for m in oriented], axis=0)
+        pairs = [(a, b) for i, a in enumerate(oriented) for b in oriented[i + 1 :] if _angle_deg(a.up, b.up) >= geom.opposite_deg]  # type: ignore[arg-type]
+        if pairs:  # two opposite corners: the centre is their midpoint, the scale their distance
+            a, b = max(pairs, key=lambda ab: float(np.linalg.norm(ab[0].centre - ab[1].centre)))
+            centre = (a.centre + b.centre) / 2
+            d = float(np.linalg.norm(a.centre - b.centre))
+            size = d / (2 * float(np.hypot(geom.cx, geom.cy)))
+        quad = predicted_quad(best, centre, size, geom)
     return CardGroup(card=card, confidence=conf, members=members, quad=quad)
 
 

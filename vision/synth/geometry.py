@@ -49,16 +49,19 @@ def _ink(face: np.ndarray, paper: np.ndarray) -> np.ndarray:
     local = np.abs(rgb.astype(np.int16) - cv2.medianBlur(rgb, k).astype(np.int16)).sum(axis=2)
     paper_like = float(np.mean(diff[face[..., 3] > 128] < 60)) > 0.5  # a plain face
     ink = (diff > 90) if paper_like else (local > 80)
-    return ink & (face[..., 3] > 128)
+    # inside the card shrunk past its outline (rounded corners included)
+    r = max(2, int(round(face.shape[1] * 0.02)))
+    inner = cv2.erode((face[..., 3] > 128).astype(np.uint8), cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1)))
+    return ink & inner.astype(bool)
 
 
 def _components(ink: np.ndarray) -> list[tuple[int, int, int, int]]:
-    """Ink components in the top-left search window of `ink` (pixels), outline and frame lines removed."""
+    """Ink components in the top-left search window of `ink` (pixels), frame lines removed.
+
+    `ink` is already restricted to the card shrunk by its outline (see `_ink`)."""
     h, w = ink.shape
     wx, wy = int(w * WIN_X), int(h * WIN_Y)
-    mx, my = max(2, int(w * 0.025)), max(2, int(h * 0.018))  # skip the card outline
-    win = np.zeros((wy, wx), np.uint8)
-    win[my:, mx:] = ink[my:wy, mx:wx]
+    win = np.ascontiguousarray(ink[:wy, :wx]).astype(np.uint8)
     # frame lines run past glyphs and would join them: remove long straight runs first
     lx, ly = max(8, int(w * 0.15)), max(8, int(h * 0.12))
     lines = cv2.morphologyEx(win, cv2.MORPH_OPEN, np.ones((1, lx), np.uint8)) | cv2.morphologyEx(
@@ -75,37 +78,55 @@ def _components(ink: np.ndarray) -> list[tuple[int, int, int, int]]:
     return comps
 
 
+def _grow(seed: tuple[int, int, int, int], comps: list[tuple[int, int, int, int]], w: int, h: int) -> Box:
+    """Seed glyph + glyph parts beside it (the "0" of "10": very close, no taller) + the
+    suit stacked below/above within a line gap. Decorations and pips beside the index
+    are further away, so they stay out."""
+    x0, y0, x1, y1 = seed
+    seed_h = seed[3] - seed[1]
+    side_gap, line_gap = 0.018 * h, 0.045 * h
+    grown, used = True, {seed}
+    while grown:
+        grown = False
+        for b in comps:
+            if b in used:
+                continue
+            bh, bw = b[3] - b[1], b[2] - b[0]
+            dx = max(0, b[0] - x1, x0 - b[2])
+            dy = max(0, b[1] - y1, y0 - b[3])
+            x_overlap = min(x1, b[2]) - max(x0, b[0])
+            y_overlap = min(y1, b[3]) - max(y0, b[1])
+            stacked = x_overlap >= 0.3 * min(bw, x1 - x0) and dy <= line_gap and bh <= 1.8 * seed_h
+            beside = y_overlap >= 0.4 * min(bh, y1 - y0) and dx <= side_gap and bh <= 1.4 * seed_h
+            if not (stacked or beside):
+                continue
+            nx0, ny0, nx1, ny1 = min(x0, b[0]), min(y0, b[1]), max(x1, b[2]), max(y1, b[3])
+            if nx1 - nx0 > w * 0.25 or ny1 - ny0 > h * 0.3:
+                continue
+            x0, y0, x1, y1 = nx0, ny0, nx1, ny1
+            used.add(b)
+            grown = True
+    return (float(x0), float(y0), float(x1), float(y1))
+
+
 def _corner_cluster(comps: list[tuple[int, int, int, int]], w: int, h: int) -> Box | None:
     """On a card with nothing else near the corner (A, 2, 3): the nearest glyph group."""
     wx, wy = int(w * WIN_X), int(h * WIN_Y)
     small = [b for b in comps if b[2] - b[0] <= w * 0.22 and b[3] - b[1] <= h * 0.2 and b[2] < wx - 1 and b[3] < wy - 1]
     if not small:
         return None
-    seed = min(small, key=lambda b: np.hypot(b[0], b[1]))
+    # the seed is glyph-sized: frame corners and specks left by line removal are not
+    glyphs = [b for b in small if b[3] - b[1] >= 0.025 * h]
+    if not glyphs:
+        return None
+    seed = min(glyphs, key=lambda b: np.hypot(b[0], b[1]))
     if np.hypot(seed[0], seed[1]) > 0.3 * w:
         return None
-    x0, y0, x1, y1 = seed
-    gap = 0.045 * h
-    grown, used = True, {seed}
-    while grown:
-        grown = False
-        for b in small:
-            if b in used:
-                continue
-            dx = max(0, b[0] - x1, x0 - b[2])
-            dy = max(0, b[1] - y1, y0 - b[3])
-            if dx <= gap and dy <= gap:
-                nx0, ny0, nx1, ny1 = min(x0, b[0]), min(y0, b[1]), max(x1, b[2]), max(y1, b[3])
-                if nx1 - nx0 > w * 0.25 or ny1 - ny0 > h * 0.3:
-                    continue
-                x0, y0, x1, y1 = nx0, ny0, nx1, ny1
-                used.add(b)
-                grown = True
-    return (float(x0), float(y0), float(x1), float(y1))
+    return _grow(seed, small, w, h)
 
 
-def _in_zone(comps: list[tuple[int, int, int, int]], zone: Box) -> Box | None:
-    """Bounding box of the components lying (>= 70 %) inside `zone`."""
+def _in_zone(comps: list[tuple[int, int, int, int]], zone: Box, w: int, h: int) -> Box | None:
+    """The glyph group nearest the corner among components lying (>= 70 %) inside `zone`."""
     keep = []
     for b in comps:
         ix = max(0.0, min(b[2], zone[2]) - max(b[0], zone[0]))
@@ -115,8 +136,9 @@ def _in_zone(comps: list[tuple[int, int, int, int]], zone: Box) -> Box | None:
             keep.append(b)
     if not keep:
         return None
-    a = np.array(keep, float)
-    return (a[:, 0].min(), a[:, 1].min(), a[:, 2].max(), a[:, 3].max())
+    glyphs = [b for b in keep if b[3] - b[1] >= 0.025 * h] or keep
+    seed = min(glyphs, key=lambda b: np.hypot(b[0] - zone[0], b[1] - zone[1]))
+    return _grow(seed, keep, w, h)
 
 
 def _flip(img: np.ndarray, corner: str) -> np.ndarray:
@@ -178,8 +200,8 @@ def find_index_boxes(faces: Mapping[str, np.ndarray]) -> tuple[dict[str, list[Bo
         for c in faces:
             right = 0.75 if c[:-1] == "10" else 0.2
             zone = (z[0] - 0.2 * zw, z[1] - 0.12 * zh, z[2] + right * zw, z[3] + 0.15 * zh)
-            b = _in_zone(comps[c], zone)
-            ok = b is not None and 0.6 * zh <= b[3] - b[1] <= 1.4 * zh and b[2] - b[0] >= 0.3 * zw
+            b = _in_zone(comps[c], zone, w, h)
+            ok = b is not None and 0.55 * zh <= b[3] - b[1] <= 1.6 * zh and b[2] - b[0] >= 0.2 * zw
             per[c] = _unflip(b, corner, w, h) if ok else None  # type: ignore[arg-type]
         # does the zone's content change with the rank (index) or not (suit-only corner)?
         numbers = [c for c in faces if c[:-1] in NUMBER_RANKS and per[c] is not None]

@@ -91,7 +91,7 @@ CATALOGUE: tuple[DeckSource, ...] = (
     _gnome("tango_nuevo.svgz", "tango"),
     _gnome("tarocco.svgz", "tarocco", "letters F/D/R"),
     _gnome("tigullio.svgz", "tigullio"),
-    DeckSource("aisleriot-bonded", "bonded", "grid", "{pkgs}/aisleriot/usr/share/aisleriot/cards/bonded.svg", "GPL-3+", "indices in four corners"),
+    DeckSource("aisleriot-bonded", "bonded", "grid", "{pkgs}/aisleriot/usr/share/aisleriot/cards/bonded.svgz", "GPL-3+", "indices in four corners"),
     _kde("svg-ancient-egyptians", "Ancient_Egyptians.svgz", "ancient-egyptians"),
     _kde("svg-dondorf", "dondorf.svgz", "dondorf"),
     _kde("svg-gm-paris", "paris.svgz", "paris"),

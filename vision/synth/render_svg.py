@@ -85,11 +85,25 @@ def ids(src: Path, out: Path, height: int, mapping: dict[str, str]) -> None:
     vp = Rsvg.Rectangle()
     vp.x, vp.y, vp.width, vp.height = 0, 0, w, h
     for i, name in enumerate(mapping):
-        layer = f"#kemps_use_{i}"
+        try:
+            _render_id(handle, vp, f"#kemps_use_{i}", out / f"{name}.png", height)
+        except Exception as exc:  # noqa: BLE001 - filters can exhaust librsvg at full size
+            for layer, hh in ((f"#{mapping[name]}", height), (f"#kemps_use_{i}", height // 2), (f"#kemps_use_{i}", height // 4)):
+                try:
+                    _render_id(handle, vp, layer, out / f"{name}.png", hh)
+                    print(f"render_svg: {src.name}: {mapping[name]}: retried at {hh} px", file=sys.stderr)
+                    break
+                except Exception:  # noqa: BLE001
+                    continue
+            else:
+                print(f"render_svg: {src.name}: {mapping[name]}: {exc}", file=sys.stderr)
+
+
+def _render_id(handle, vp, layer: str, path: Path, height: int) -> None:  # type: ignore[no-untyped-def]
+    if True:
         ok, ink, _logical = handle.get_geometry_for_layer(layer, vp)
         if not ok or ink.height <= 0 or ink.width <= 0:
-            print(f"render_svg: {src.name}: no geometry for {mapping[name]}", file=sys.stderr)
-            continue
+            raise ValueError("no geometry")
         # The ink rect is often inflated (deck-art.md trap 1): find the card's real box
         # from a small render's alpha, then render that box at full size.
         x, y, bw, bh = ink.x, ink.y, ink.width, ink.height
@@ -105,7 +119,7 @@ def ids(src: Path, out: Path, height: int, mapping: dict[str, str]) -> None:
         cr.translate(1 - x * s, 1 - y * s)
         cr.scale(s, s)
         handle.render_layer(cr, layer, vp)
-        surf.write_to_png(str(out / f"{name}.png"))
+        surf.write_to_png(str(path))
 
 
 def _alpha_box(handle, layer, vp, x, y, bw, bh, px):  # type: ignore[no-untyped-def]

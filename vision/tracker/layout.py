@@ -327,11 +327,12 @@ class ZoneMasks:
         counts = np.bincount(self.small[small_mask], minlength=len(self.names) + 1)
         return counts / self.small_counts
 
-    def roi(self, zone: str, margin: float = 0.08) -> tuple[int, int, int, int]:
-        """The zone's bounding box grown by `margin` of its size, clipped to the frame."""
+    def roi(self, zone: str, margin: float = 0.06) -> tuple[int, int, int, int]:
+        """The zone's bounding box grown by `margin` × frame height (about half a card, so
+        the corner indices of a card lying across the zone's edge are in the crop), clipped."""
         x1, y1, x2, y2 = self.boxes[zone]
-        mx, my = (x2 - x1) * margin, (y2 - y1) * margin
         w, h = self.size
+        mx = my = h * margin
         return max(0, int(x1 - mx)), max(0, int(y1 - my)), min(w, int(x2 + mx)), min(h, int(y2 + my))
 
 

@@ -64,6 +64,10 @@ class MarketTracker:
         """A hand is in (or over) the market: the quiet time starts again."""
         self.quiet_since = self._last_activity = t
 
+    def is_all_new(self, market: tuple[str, ...]) -> bool:
+        """No card in common with the last full market (a reset or a new deal)."""
+        return not set(market) & set(self._last_full)
+
     def tick(self, t: float) -> list[Event]:
         """Called every frame: a full, untouched market for `stale_after_s` is stale."""
         if (

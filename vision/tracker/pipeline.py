@@ -267,6 +267,11 @@ class TablePipeline:
                 changes.append(ch)
         for ch in changes:
             if ch.zone == "market":
+                if self.reveals.active and len(ch.after) == self.market.config.size and self.market.is_all_new(ch.after):
+                    # A new hand was dealt while a reveal was still unread: drop the reveal.
+                    notices.append({"type": "reveal_abandoned", "seats": list(self.reveals.seats), "t": round(t, 3)})
+                    self.reveals.cancel()
+                    self.market.new_hand(t)
                 ev, no = self.market.change(ch, t)
                 self._name_seat(ev)
             else:

@@ -6,6 +6,7 @@ decks (a deck costs ~0.4 s and ~15 MB to build, so chunks bound both), and write
 
     <out>/det/images/<split>/*.jpg, <out>/det/labels/<split>/*.txt, <out>/det/data.yaml
     <out>/cls/<split>.npz      context crops + rank/suit/up/family (see samples.py)
+    <out>/cls/parts/*.npz      one per finished chunk: a killed build resumes where it stopped
     <out>/geometry.json        card-vs-index geometry (median over training indices)
 """
 
@@ -51,7 +52,15 @@ class Job:
     sample: SampleConfig
 
 
-def _run_chunk(job: Job) -> dict:
+def _part_path(job: Job) -> Path:
+    return Path(job.out) / "cls" / "parts" / f"{job.split}_{job.chunk:04d}_{job.seed}.npz"
+
+
+def _run_chunk(job: Job) -> Path:
+    """Render one chunk; its crops go to a part file (returned), its tiles to det/."""
+    part = _part_path(job)
+    if part.is_file():
+        return part
     from vision.synth import scene as scene_mod
     from vision.synth.layouts import random_scene
 
@@ -82,15 +91,15 @@ def _run_chunk(job: Job) -> dict:
         fams += [family[scene.deck]] * len(s.rank)
         geom += s.geometry
     scene_mod._PYRAMIDS.clear()
-    return {
-        "split": job.split,
-        "crops": np.concatenate(crops) if crops else np.zeros((0, job.sample.crop_size, job.sample.crop_size, 3), np.uint8),
-        "rank": np.array(rank, np.int64),
-        "suit": np.array(suit, np.int64),
-        "up": np.array(up, np.float32).reshape(-1, 2),
-        "family": np.array(fams, dtype=str),
-        "geometry": np.array(geom, np.float32).reshape(-1, 4),
-    }
+    tmp = part.with_name(part.stem + ".tmp.npz")
+    np.savez(
+        tmp,
+        crops=np.concatenate(crops) if crops else np.zeros((0, job.sample.crop_size, job.sample.crop_size, 3), np.uint8),
+        rank=np.array(rank, np.int64), suit=np.array(suit, np.int64), up=np.array(up, np.float32).reshape(-1, 2),
+        family=np.array(fams, dtype=str), geometry=np.array(geom, np.float32).reshape(-1, 4),
+    )  # fmt: skip
+    tmp.rename(part)  # atomic: a part file is always complete
+    return part
 
 
 def make_jobs(
@@ -116,12 +125,16 @@ def build(jobs: list[Job], out: Path, workers: int = 2) -> dict:
     for split in {j.split for j in jobs}:
         (out / "det" / "images" / split).mkdir(parents=True, exist_ok=True)
         (out / "det" / "labels" / split).mkdir(parents=True, exist_ok=True)
-    (out / "cls").mkdir(parents=True, exist_ok=True)
+    (out / "cls" / "parts").mkdir(parents=True, exist_ok=True)
     parts: dict[str, list[dict]] = {}
+    todo = [j for j in jobs if not _part_path(j).is_file()]
     ctx = mp.get_context("fork")
     with ctx.Pool(workers) if workers > 1 else _Serial() as pool:
-        for res in tqdm(pool.imap_unordered(_run_chunk, jobs), total=len(jobs), desc="synth chunks"):
-            parts.setdefault(res["split"], []).append(res)
+        for _ in tqdm(pool.imap_unordered(_run_chunk, todo), total=len(todo), desc="synth chunks"):
+            pass
+    for job in jobs:
+        with np.load(_part_path(job)) as z:
+            parts.setdefault(job.split, []).append({k: z[k] for k in z.files})
     summary: dict = {"crops": {}, "tiles": {}}
     sample = jobs[0].sample if jobs else SampleConfig()
     for split, rs in parts.items():

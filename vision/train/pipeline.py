@@ -63,6 +63,16 @@ def stage_data(cfg: TrainConfig, out: Path) -> dict:
         for pools, count in ((real, n_real), (proc, n - n_real)):
             jobs += make_jobs(pools, {split: count}, out, cfg.seed + len(jobs), d.chunk_scenes, d.decks_per_chunk, d.frame, d.sample)
     jobs = [dataclasses.replace(j, chunk=i) for i, j in enumerate(jobs)]
+    # held-out chunks first (small), then training chunks alternating real/procedural, so an
+    # interrupted build still has validation data and a balanced partial training set
+    held = [j for j in jobs if j.split != "train"]
+    train = [j for j in jobs if j.split == "train"]
+    real_names = {s.name for p in real.values() for s in p}
+    tr_real = [j for j in train if j.decks and j.decks[0].name in real_names]
+    tr_proc = [j for j in train if not (j.decks and j.decks[0].name in real_names)]
+    mixed = [j for pair in zip(tr_real, tr_proc) for j in pair]
+    mixed += tr_real[len(tr_proc) :] + tr_proc[len(tr_real) :]
+    jobs = held + mixed
     t0 = time.time()
     summary = build(jobs, out, d.workers)
     summary["seconds"] = time.time() - t0

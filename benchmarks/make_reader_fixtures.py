@@ -1,0 +1,57 @@
+"""Generate the card reader's committed test fixtures (tests/fixtures/reader/).
+
+    .venv/bin/python benchmarks/make_reader_fixtures.py
+
+Small images rendered by the synth engine from held-out procedural decks (test seed
+range of vision.synth.splits: designs the model never trained on, and our own art, so no
+third-party artwork is committed): single cards close up, small tables and overlapped
+cascades. truth.json lists, per image, the cards with a visible corner index.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(REPO), str(REPO / "benchmarks")]
+OUT = REPO / "tests" / "fixtures" / "reader"
+
+
+def main() -> int:
+    from bench_reader import cascade_scene
+    from reader_eval import truth_cards
+    from vision.synth.conditions import SceneConditions
+    from vision.synth.layouts import random_scene
+    from vision.synth.procedural import make_procedural_deck
+    from vision.synth.scene import CardPlacement, compose_table
+
+    OUT.mkdir(parents=True, exist_ok=True)
+    decks = [make_procedural_deck(2_000_100 + i) for i in range(4)]
+    rng = np.random.default_rng(2026)
+    truth: dict[str, list[str]] = {}
+
+    def save(name: str, scene) -> None:  # noqa: ANN001
+        cv2.imwrite(str(OUT / name), scene.image, [cv2.IMWRITE_PNG_COMPRESSION, 9])
+        truth[name] = sorted(t["card"] for t in truth_cards(scene).values())
+
+    for k in range(3):  # single cards close up (indices ~50-70 px: the reader must rescale)
+        deck = decks[k]
+        card = str(rng.choice(deck.cards))
+        p = CardPlacement(card, (200.0, 260.0), float(rng.uniform(-15, 15)), 420.0)
+        save(f"closeup_{k}_{card}.png", compose_table([p], deck, (400, 520), SceneConditions.clean(), rng))
+    for k in range(3):  # small tables, 640×360 (a 720p frame's zone at native resolution)
+        save(f"table_{k}.png", random_scene(rng, decks[k : k + 2], size=(640, 360), card_height_range=(100, 170)))
+    for k in range(2):  # overlapped cascades and hands, full 1280×720
+        save(f"cascade_{k}.png", cascade_scene(rng, decks[3 - k], (1280, 720)))
+    (OUT / "truth.json").write_text(json.dumps(truth, indent=1) + "\n")
+    print(json.dumps(truth, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

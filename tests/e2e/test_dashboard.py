@@ -1,0 +1,175 @@
+"""The dashboard and phones in real headless Chromium against a real `referee serve`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from .conftest import CODE, REPO, http, shot
+
+pytestmark = pytest.mark.browser
+
+SAMPLES = REPO / "datasets" / "samples"
+MARKET = ["7C", "KD", "3S", "4H"]
+
+
+def lan_address() -> str | None:
+    from referee.cli.serve import lan_address as lan
+
+    address = lan()
+    return None if address.startswith("127.") else address
+
+
+def open_dashboard(browser, server, size=(1280, 860)):
+    page = browser.new_page(viewport={"width": size[0], "height": size[1]})
+    page.goto(server.base + "/")
+    page.wait_for_selector("#conn.on")
+    return page
+
+
+def pick(page, seat: str, cards: list[str]) -> None:
+    for card in cards:
+        page.click(f"[data-add='{seat}']")
+        page.click(f"#card-picker [data-card='{card}']")
+        page.wait_for_selector(f".seat-hand[data-seat='{seat}'] .card[data-card='{card}']")
+
+
+def test_cut_reveal_letter_phone_order_refusal_and_restart(browser, server_factory, tmp_path: Path):
+    server = server_factory(["--lan"])
+    page = open_dashboard(browser, server)
+    # No camera in this test: the deal is entered as a human override (the camera test is below).
+    assert server.post("/api/events", {"type": "deal", "market": MARKET})[0] == 200
+    page.wait_for_selector("#market .card[data-card='KD']")
+
+    # Press Cut naming E (caller N), see the reveal prompt, enter E's hand, confirm.
+    page.click("#caller [data-seat='N']")
+    page.click("[data-call='cut'][data-target='E']")
+    page.wait_for_selector("#reveal:not([hidden])")
+    assert page.inner_text("#reveal-seats") == "E"
+    assert "E" in page.inner_text("#awaiting-text")
+    pick(page, "E", ["7H", "7S", "7D", "2C"])
+    shot(page, "reveal")
+    page.click("#btn-confirm-reveal")
+    page.wait_for_selector(".team[data-team='N+S'] .letter.got")
+    assert page.locator(".team[data-team='N+S'] .letter.got").count() == 1
+    assert page.locator(".team[data-team='E+W'] .letter.got").count() == 0
+    shot(page, "dashboard")
+
+    # A phone joins seat E with the code (over the LAN address when there is one).
+    lan = lan_address()
+    phone_base = f"http://{lan}:{server.port}" if lan else server.base
+    phone = browser.new_page(viewport={"width": 390, "height": 760}, is_mobile=True, has_touch=True)
+    phone.goto(f"{phone_base}/phone?code={CODE}")
+    phone.select_option("#join [name=seat]", "E")
+    phone.fill("#join [name=name]", "Eve")
+    phone.click("#join button[type=submit]")
+    phone.wait_for_selector("#buzzer:not([hidden])")
+    assert "E" in phone.inner_text("#me")
+
+    # New hand; the phone calls first, then the dashboard: the phone's call is judged first.
+    page.click("#btn-new-hand")
+    assert server.post("/api/events", {"type": "deal", "market": MARKET})[0] == 200
+    phone.click("[data-call='cut'][data-target='S']")
+    phone.wait_for_function("document.querySelector('#status').textContent.includes('#')")
+    page.click("#caller [data-seat='N']")
+    page.click("[data-call='kemps']")
+    page.wait_for_function("document.querySelectorAll('#call-log li').length >= 3")
+    shot(phone, "phone")
+    calls = server.get("/api/calls")["calls"][-2:]
+    assert [c["source"].split(":")[0] for c in calls] == ["phone", "dashboard"]
+    assert calls[0]["seq"] < calls[1]["seq"] and calls[0]["judged"] < calls[1]["judged"]
+    awaiting = server.get("/api/game")["awaiting"]
+    assert awaiting["kind"] == "reveal" and awaiting["reason"] == "cut" and awaiting["seats"] == ["S"]
+
+    # Without the code: a wrong code is refused on the phone page; from the LAN the dashboard is refused.
+    stranger = browser.new_page()
+    stranger.goto(f"{phone_base}/phone")
+    stranger.fill("#join [name=code]", "000000")
+    stranger.click("#join button[type=submit]")
+    stranger.wait_for_selector("#join-error:has-text('not this table')")
+    status, body = http("POST", f"{phone_base}/api/phones/join", {"code": "111111", "seat": "W"})
+    assert status in (403, 429) and body["message"]
+    if lan:
+        response = stranger.goto(f"http://{lan}:{server.port}/")
+        assert response is not None and response.status == 403
+        status, body = http("GET", f"http://{lan}:{server.port}/api/state")
+        assert status == 403 and body["error"] == "join_code_required"
+
+    # Kill the server mid-game (SIGKILL, a reveal pending), restart on the same log: same game.
+    before = server.get("/api/game")
+    server.kill()
+    again = server_factory(["--lan"], db=server.db)
+    after = again.get("/api/game")
+    assert after["view"] == before["view"] and after["standings"] == before["standings"]
+    assert after["restored"] is True
+    page.goto(again.base + "/")
+    page.wait_for_selector(".team[data-team='N+S'] .letter.got")
+    page.wait_for_selector("#reveal:not([hidden])")  # the pending reveal is still pending
+
+    # S shows four nines: the phone's Cut was right (N+S's letter); N's Kemps is late, not scored.
+    pick(page, "S", ["9C", "9D", "9H", "9S"])
+    page.click("#btn-confirm-reveal")
+    page.wait_for_function("document.querySelectorAll(\".team[data-team='N+S'] .letter.got\").length === 2")
+    page.wait_for_function("document.querySelector('#log').textContent.toLowerCase().includes('late')")
+    assert page.locator(".team[data-team='E+W'] .letter.got").count() == 0
+
+
+def test_khmer_screen(browser, server_factory):
+    server = server_factory(["--game", "khmer"])
+    moves = [
+        {"type": "deal", "hands": {"N": [1, 6, 3, 2, 5, 6], "S": [1, 2, 3, 4, 4, 6]}, "hidden": [5, 6, 6, 6]},
+        {"type": "play", "player": "N", "card": 3}, {"type": "play", "player": "S", "card": 4},
+        {"type": "play", "player": "N", "card": 5}, {"type": "steal", "player": "S"},
+        {"type": "play", "player": "N", "card": 2}, {"type": "play", "player": "S", "card": 3},
+        {"type": "close", "player": "N"},
+    ]
+    for move in moves:
+        status, body = server.post("/api/events", move)
+        assert status == 200, body
+    page = open_dashboard(browser, server)
+    page.wait_for_selector("#khmer-board:not([hidden]) [data-close]")
+    text = page.inner_text("#khmer-board")
+    close = server.get("/api/game")["view"]["last_results"][-1]
+    assert str(close["table"]) in text
+    for player, total in close["totals"].items():
+        assert f"{player}: {total}" in text
+    shot(page, "khmer")
+
+
+def sample_video() -> Path | None:
+    for folder in [SAMPLES / "kemps", *sorted(SAMPLES.glob("kemps*"))]:
+        for video in sorted(folder.glob("*.mp4")):
+            return video
+    return None
+
+
+def reader_ready() -> str | None:
+    try:
+        from vision.reader.reader import CardReader
+
+        CardReader.load()
+    except Exception as exc:  # no exported model yet, or no runtime
+        return f"{type(exc).__name__}: {exc}"
+    return None
+
+
+def test_market_cards_read_from_the_recording_appear(browser, server_factory):
+    video = sample_video()
+    if video is None:
+        pytest.skip("no sample recording in datasets/samples/kemps*")
+    why = reader_ready()
+    if why is not None:
+        pytest.skip(f"card reader not available: {why}")
+    server = server_factory(["--video", str(video)])
+    page = open_dashboard(browser, server)
+    page.wait_for_selector("#market .card[data-card]:nth-child(4)", timeout=90_000)
+    shown = page.get_attribute("#market", "data-cards").split(",")
+    truth = video.parent / "truth.jsonl"
+    if truth.exists():
+        deals = [json.loads(x) for x in truth.read_text().splitlines()[1:] if '"deal"' in x or '"reset"' in x]
+        markets = [sorted(d["market"]) for d in deals if d.get("market")]
+        assert sorted(shown) in markets, (shown, markets[:3])
+    page.wait_for_function("document.querySelector('#cam-msg').textContent === ''")
+    shot(page, "camera")

@@ -1,0 +1,48 @@
+"""Smoke training: tiny data, one epoch of both stages, export, then read with the result.
+
+Proves the whole pipeline end to end (synth -> data -> classifier -> ultralytics detector
+from the model yaml, offline -> OpenVINO/ONNX export -> CardReader); not the model quality.
+About 20-40 s on 2 shared cores.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_smoke_training_end_to_end(tmp_path: Path) -> None:
+    out, model = tmp_path / "run", tmp_path / "model"
+    r = subprocess.run(
+        [sys.executable, "-m", "referee", "train", "--config", str(REPO / "configs/train/smoke.yaml"),
+         "--out", str(out), "--export-dir", str(model)],
+        capture_output=True, text=True, timeout=240, cwd=REPO,
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr[-2000:]
+    report = json.loads(r.stdout.strip().splitlines()[-1])
+    assert set(report) == {"data", "classifier", "detector", "export"}
+    assert report["data"]["tiles"]["train"] > 0 and report["data"]["crops"]["train"]["indices"] > 0
+    for name in ("reader.json", "index_detector.xml", "index_detector.bin", "index_detector.onnx", "index_classifier.onnx"):
+        assert (model / name).is_file(), name
+    assert (out / "detector" / "weights" / "last.pt").is_file()
+
+    from vision.reader.reader import CardReader
+
+    reader = CardReader.load(model)
+    img = cv2.imread(str(next((out / "det" / "images" / "train").glob("*.jpg"))))
+    det = reader.read(np.ascontiguousarray(img))
+    assert det.xyxy.shape[1] == 4 and len(det.cards) == len(det.confidence)
+
+
+def test_unknown_config_key_is_one_clear_error(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("detector: {epoch: 3}\n")
+    r = subprocess.run([sys.executable, "-m", "referee", "train", "--config", str(bad)], capture_output=True, text=True, cwd=REPO)
+    assert r.returncode == 2 and "unknown key(s) epoch" in r.stderr and r.stderr.count("\n") == 1
