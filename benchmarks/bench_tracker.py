@@ -35,7 +35,11 @@ from vision.types import CardDetections, Frame  # noqa: E402
 class OracleReader:
     """Reads a recording's cards.jsonl for the current frame (boxes whose centre is in the roi)."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, drop: float = 0.0, misread: float = 0.0, seed: int = 0) -> None:
+        import random
+
+        self.rng = random.Random(seed)
+        self.drop, self.misread = drop, misread  # per card read: missed / read as another card
         self.frames: dict[int, list[dict[str, Any]]] = {}
         for line in path.read_text().splitlines():
             row = json.loads(line)
@@ -52,9 +56,14 @@ class OracleReader:
         if self.index not in self.frames:
             raise SystemExit(f"cards.jsonl has no frame {self.index}: write it every frame (--card-every 0.0001)")
         rows = [c for c in self.frames[self.index] if x1 <= (c["box"][0] + c["box"][2]) / 2 < x2 and y1 <= (c["box"][1] + c["box"][3]) / 2 < y2]
+        rows = [c for c in rows if self.rng.random() >= self.drop]
         if not rows:
             return CardDetections.empty()
-        return CardDetections(np.array([c["box"] for c in rows], np.float32), np.full(len(rows), 0.95, np.float32), [c["card"] for c in rows])
+        from referee.cards import ALL_CARDS
+
+        cards = [self.rng.choice(ALL_CARDS) if self.rng.random() < self.misread else c["card"] for c in rows]
+        conf = np.array([self.rng.uniform(0.6, 0.99) for _ in rows], np.float32)
+        return CardDetections(np.array([c["box"] for c in rows], np.float32), conf, cards)
 
 
 class TimedReader:
@@ -71,7 +80,9 @@ class TimedReader:
         return out
 
 
-def bench_recording(root: Path, model: str | None, oracle: bool, max_s: float | None) -> dict[str, Any]:
+def bench_recording(
+    root: Path, model: str | None, oracle: bool, max_s: float | None, drop: float = 0.0, misread: float = 0.0
+) -> dict[str, Any]:
     import cv2
 
     from vision.evaluate import metrics as M
@@ -83,12 +94,15 @@ def bench_recording(root: Path, model: str | None, oracle: bool, max_s: float | 
     rec = load_recording(root)
     layout = load_layout(_layout_ref(rec))
     if oracle:
-        reader: Any = OracleReader(root / "cards.jsonl")
+        reader: Any = OracleReader(root / "cards.jsonl", drop, misread)
     else:
         from vision.reader.reader import CardReader
 
         reader = TimedReader(CardReader.load(model))
-    pipe = TablePipeline(layout, reader, dict(rec.header), rec.fps)
+    header = dict(rec.header)
+    if isinstance(rec.meta.get("stale_after_s"), int | float):
+        header["stale_after_s"] = float(rec.meta["stale_after_s"])
+    pipe = TablePipeline(layout, reader, header, rec.fps)
     ref = Referee.start(rec.header)
     injected = [e for e in rec.events if e["type"] in M.INJECTED_TYPES]
     cap = cv2.VideoCapture(str(rec.video_path))
@@ -130,9 +144,13 @@ def bench_recording(root: Path, model: str | None, oracle: bool, max_s: float | 
     truth = [e for e in rec.events if e["type"] not in M.INJECTED_TYPES and (max_s is None or e["t"] <= max_s)]
     scores = M.event_scores(truth, pred, 1.0)
     ms = np.array(per_frame) * 1000
+    truth_swaps = {(e["give"], e["take"]): e.get("player") for e in truth if e["type"] == "swap"}
+    named = [(e["player"], truth_swaps.get((e["give"], e["take"]))) for e in pred if e["type"] == "swap" and e.get("player")]
     return {
         "recording": str(root),
-        "reader": "oracle (cards.jsonl)" if oracle else "shipped model",
+        "swap_seats": {"swaps": sum(1 for e in pred if e["type"] == "swap"), "named": len(named),
+                       "named_right": sum(1 for a, b in named if a == b)},
+        "reader": f"oracle (cards.jsonl, drop {drop}, misread {misread})" if oracle else "shipped model",
         "frames": index,
         "size": list(rec.meta["size"]),
         "video_fps": rec.fps,
@@ -210,10 +228,12 @@ def main() -> int:
     ap.add_argument("--model", help="card-reader model folder (default: models/)")
     ap.add_argument("--oracle", action="store_true", help="read cards from the recording's cards.jsonl instead of the model")
     ap.add_argument("--max-seconds", type=float, help="stop after this much video")
+    ap.add_argument("--drop", type=float, default=0.0, help="oracle: share of card reads missed at random")
+    ap.add_argument("--misread", type=float, default=0.0, help="oracle: share of card reads turned into a random card")
     ap.add_argument("--seconds", type=float, default=60.0, help="length of the drawn-table run (no recording)")
     args = ap.parse_args()
     if args.recording:
-        out = bench_recording(Path(args.recording), args.model, args.oracle, args.max_seconds)
+        out = bench_recording(Path(args.recording), args.model, args.oracle, args.max_seconds, args.drop, args.misread)
     else:
         out = bench_drawn(args.seconds)
     print(json.dumps(out, indent=1))

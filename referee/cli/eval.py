@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +23,11 @@ def register(subparsers: Any) -> None:
     p.add_argument("--workers", type=int, default=1, help="recordings evaluated in parallel (default: 1; the machine has few cores)")
     p.add_argument("--model", default=None, help="card reader model folder (default: the reader's own default)")
     p.add_argument("--tolerance", type=float, default=1.0, help="time tolerance in seconds for matching events (default: 1.0)")
+    p.add_argument(
+        "--oracle-reader", action="store_true",
+        help="diagnostic: read cards from the recording's card truth instead of the image, to measure the "
+        "table tracker alone (needs card truth on every frame; card figures are then 1.0 by construction)",
+    )
     p.add_argument("--json", action="store_true", help="print the summary as one JSON object instead of a table")
     p.set_defaults(func=run)
 
@@ -47,14 +51,20 @@ def run(args: argparse.Namespace) -> int:
             cap.release()
             if not ok:
                 raise DatasetError(f"{rec.video_path}: no frame could be decoded")
-        opts = RunOptions(model_dir=args.model, tolerance_s=args.tolerance, progress=True)
+            if args.oracle_reader:
+                from vision.evaluate.oracle import OracleReader
+
+                OracleReader(rec, int(rec.meta.get("frames") or 0))  # card truth on every frame?
+        opts = RunOptions(model_dir=args.model, tolerance_s=args.tolerance, progress=True, oracle=args.oracle_reader)
         recs = run_all(roots, opts, workers=args.workers)
     except DatasetError as exc:
         raise CliError(str(exc)) from None
     except (ImportError, FileNotFoundError) as exc:
         raise CliError(f"cannot run the pipeline: {exc}") from None
     summary = summarize(recs, args.tolerance)
-    info = {"dataset": str(args.dataset), "command": " ".join(["referee", "eval", *sys.argv[2:]])}
+    flags = f" --workers {args.workers}" + (f" --model {args.model}" if args.model else "")
+    flags += f" --tolerance {args.tolerance}" + (" --oracle-reader" if args.oracle_reader else "")
+    info = {"dataset": str(args.dataset), "command": f"referee eval {args.dataset} --out {args.out}{flags}"}
     out = Path(args.out)
     mpath = write_metrics(out, summary, recs, info)
     hpath = write_html(out, summary, recs, info)

@@ -210,7 +210,8 @@ def serve(settings: Any) -> int:
     print(f"phones: open {phone_url}  join code {settings.join_code}", flush=True)
     if settings.lan:
         print(qr_text(phone_url), flush=True)
-    hosts = [settings.host] if not settings.lan else sorted({"127.0.0.1", settings.host})
+    wildcard = settings.host in ("0.0.0.0", "::")
+    hosts = [settings.host] if not settings.lan or wildcard else sorted({"127.0.0.1", settings.host})
     sockets = [bind(h, settings.port) for h in hosts]
     config = uvicorn.Config(app, log_level="warning", ws_max_size=1 << 20)
     uvicorn.Server(config).run(sockets=sockets)

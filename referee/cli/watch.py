@@ -118,6 +118,8 @@ def _recording_info(args: argparse.Namespace) -> tuple[dict[str, Any], str, Path
                 header = json.loads(truth.read_text().splitlines()[0])
             except (json.JSONDecodeError, IndexError):
                 raise CliError(f"{truth}: first line is not a JSON header") from None
+        if header is not None and isinstance(meta.get("stale_after_s"), int | float):
+            header["stale_after_s"] = float(meta["stale_after_s"])  # the table's quiet time
         if layout_ref is None and meta.get("layout"):
             lay = meta["layout"]
             ref = (lay.get("file") or lay.get("name")) if isinstance(lay, dict) else lay

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from dataclasses import replace
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
@@ -126,7 +127,8 @@ def make_feed(settings: ServerSettings, live: LiveReferee, opener: SourceFactory
     def make_pipeline(fps: float) -> PipelineLike | None:
         if pipeline_factory is None or live.layout is None:
             return None
-        return pipeline_factory(settings, live.layout, fps)
+        # The current game's header: Settings may have started a new game since launch.
+        return pipeline_factory(replace(settings, header=live.service.header()), live.layout, fps)
 
     src = settings.source
     return FrameFeed(
@@ -137,9 +139,9 @@ def make_feed(settings: ServerSettings, live: LiveReferee, opener: SourceFactory
         on_table=live.on_table,
         on_notices=live.on_notices,
         on_loop=live.on_loop,
-        source_name=str(src.spec) if src.spec is not None else "test source",
+        source_name=(src.path.name if src.path is not None else str(src.spec)) if src.spec is not None else "test source",
         loop=src.loop,
-        realtime=src.realtime,
+        realtime=src.realtime and src.camera is None,
         jpeg_quality=settings.jpeg_quality,
         max_stream_fps=settings.max_stream_fps,
     )

@@ -215,7 +215,7 @@ class FrameFeed:
             if now >= next_push:
                 next_push = now + 1.0 / self.max_stream_fps
                 self._push_frame(cv2, frame, step)
-            if self.realtime and self.source_name and not self.source_name.isdigit():
+            if self.realtime:  # files play at their own pace; cameras are never paced
                 delay = (frame.t - t_first) - (time.monotonic() - wall0)
                 if delay > 0:
                     self._stop.wait(delay)

@@ -265,6 +265,22 @@ class LiveReferee:
         if self.manager.count("phone"):
             self.manager.broadcast("phone", self.phone_message())
 
+    def new_game_started(self) -> None:
+        """Seats may have changed: a layout for them, and a tracker built for the new header."""
+        if self.feed is None:
+            return
+        players = [str(p) for p in self.service.header().get("players", [])]
+        if self.layout is None or set(self.layout.seats) != set(players):
+            from dataclasses import replace
+
+            from referee.server.app import default_layout
+
+            try:
+                self.layout = default_layout(replace(self.settings, header=self.service.header(), layout_path=None))
+            except Exception as exc:  # shown as the reader status; the game goes on
+                log.warning("no layout for the new seats: %s", exc)
+        self.feed.rebuild_pipeline()
+
     # ---- layout (calibration) ------------------------------------------------------------
     def layout_json(self) -> dict[str, Any]:
         if self.layout is None:

@@ -152,8 +152,10 @@ class GameService:
 
     def _new_game(self, header: dict[str, Any]) -> None:
         """Archive the current game file (never delete a game), start a fresh one."""
+        from referee.rules.engine import new_game
         from referee.session import Session
 
+        new_game(header)  # a bad header is refused before the current game is touched
         self._close()
         stamp = time.strftime("%Y%m%d-%H%M%S")
         for suffix in ("", "-wal", "-shm"):

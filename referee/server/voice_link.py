@@ -88,7 +88,8 @@ class MicStream:
                 "t": round(float(call.t), 3), "provisional": bool(call.provisional)}
         client.queue.put_nowait(info)
         needs_tap = bool(call.provisional) and self.live.settings.voice_confirm_one_word
-        if needs_tap or self.speaker is None:
+        untargeted_cut = call.call == "cut" and target is None  # "stop kemps!": ask whom
+        if needs_tap or untargeted_cut or self.speaker is None:
             self.live.add_heard(call.call, target, self.speaker, float(call.confidence), float(call.t), at)
             return
         asyncio.ensure_future(self.live.call(call.call, self.speaker, target, "voice", at=at, audio_t=float(call.t)))

@@ -48,6 +48,7 @@ function renderTop() {
   const variant = Array.isArray(v) ? v.join("+") : v;
   $("#game-label").textContent = `${label}${variant ? " · " + variant : ""}${word() && g === "kemps" ? " · " + word() : ""}`;
   $("#btn-sound").textContent = soundEnabled() ? t("sound_on") : t("sound_off");
+  setConn(Boolean(ui.connected));
 }
 
 function renderMarket() {
@@ -72,7 +73,34 @@ function renderMarket() {
     : t("quiet", { s: quiet.toFixed(0) });
   const awaiting = ui.state.game.awaiting || {};
   $("#reset-prompt").hidden = awaiting.kind !== "reset";
-  $("#btn-stale").hidden = awaiting.kind === "reset";
+  $("#btn-stale").hidden = view().phase !== "play";
+  renderMarketEntry(awaiting);
+}
+
+// Without a camera reading, a person enters the dealt (or reset) market by clicking cards.
+function renderMarketEntry(awaiting) {
+  const kind = awaiting.kind === "deal" ? "deal" : awaiting.kind === "reset" ? "reset" : null;
+  const cameraReads = ui.state.feed && ui.state.feed.reader === "ok";
+  const box = $("#market-entry");
+  box.hidden = !kind || cameraReads;
+  if (box.hidden) { ui.entry = null; return; }
+  if (!ui.entry || ui.entry.kind !== kind) ui.entry = { kind, cards: [null, null, null, null] };
+  $("#market-entry-label").textContent = t(kind === "deal" ? "enter_deal" : "enter_reset");
+  const slots = ui.entry.cards.map((card, i) => cardEl(card, { small: true, onclick: async () => {
+    const picked = await pickCard($("#dlg-card"));
+    if (picked === undefined) return;
+    ui.entry.cards[i] = picked;
+    renderMarketEntry(awaiting);
+  } }));
+  slots.forEach((s, i) => { s.dataset.slot = i; s.classList.add("clickable"); });
+  $("#market-entry-cards").replaceChildren(...slots);
+  const btn = $("#btn-market-entry");
+  btn.textContent = t(kind === "deal" ? "record_deal" : "record_reset");
+  btn.disabled = ui.entry.cards.some((c) => !c);
+  btn.onclick = async () => {
+    const out = await act(() => api("/api/events", { method: "POST", body: { type: kind, market: ui.entry.cards } }));
+    if (out) ui.entry = null;
+  };
 }
 
 function awaitingText(a) {
@@ -87,7 +115,7 @@ function renderAwaiting() {
   const a = ui.state.game.awaiting;
   const finished = view().finished;
   const reveal = ui.state.reveal;
-  $("#awaiting-text").textContent = finished ? t("finished") : reveal ? "" : awaitingText(a);
+  $("#awaiting-text").textContent = finished ? t("finished") : awaitingText(a);
   const box = $("#reveal");
   box.hidden = !reveal;
   if (!reveal) return;
@@ -124,8 +152,15 @@ function renderHeard() {
   for (const h of ui.state.heard || []) {
     const label = `${t("heard")}: ${t(h.call)}${h.target ? " " + h.target : ""}?`;
     const item = el("div", { class: "heard-item", "data-heard": h.id }, el("strong", { text: label }));
-    const confirm = (by) => act(() => api(`/api/voice/heard/${h.id}/confirm`, { method: "POST", body: { by } }));
-    if (h.by) item.append(el("button", { class: "primary", text: "✓ " + h.by, onclick: () => confirm(h.by) }));
+    const confirm = (by, target) => act(() => api(`/api/voice/heard/${h.id}/confirm`, { method: "POST", body: { by, target: target || h.target || null } }));
+    const by = h.by || ui.caller;
+    if (h.call === "cut" && !h.target) {
+      // "Stop Kemps!" names nobody: the caller (who spoke, or the selected seat) picks the accused.
+      item.append(el("span", { class: "muted", text: `${by} → ${t("who")}` }));
+      for (const p of players().filter((x) => !teamOf(by).includes(x))) {
+        item.append(el("button", { class: "btn-cut", text: `${t("cut")} ${p}`, onclick: () => confirm(by, p) }));
+      }
+    } else if (h.by) item.append(el("button", { class: "primary", text: "✓ " + h.by, onclick: () => confirm(h.by) }));
     else {
       item.append(el("span", { class: "muted", text: t("who") }));
       for (const p of players()) item.append(el("button", { text: p, onclick: () => confirm(p) }));
@@ -160,7 +195,7 @@ function renderCalls() {
   const box = $("#call-buttons");
   box.hidden = g === "khmer";
   $("#khmer-buttons").hidden = g !== "khmer";
-  $("#caller").parentElement.hidden = false;
+  $("#caller").parentElement.hidden = g === "khmer" && Boolean(view().turn);
   if (g === "khmer") { khmerButtons($("#khmer-buttons"), ui, { api, act, t, players: players() }); return; }
   box.replaceChildren();
   if (g === "kemps") {
@@ -291,6 +326,7 @@ function onMessage(msg) {
 }
 
 function setConn(up) {
+  ui.connected = up;
   const c = $("#conn");
   c.textContent = up ? t("online") : t("offline");
   c.className = `pill ${up ? "on" : "off"}`;
@@ -303,7 +339,7 @@ async function openJoin() {
   $("#qr").innerHTML = info.qr_svg; // server-generated SVG of our own URL
   $("#join-code").textContent = info.code;
   $("#join-url").textContent = info.url;
-  $("#join-lan-note").textContent = info.lan ? "" : "Started without --lan: only this computer can open it.";
+  $("#join-lan-note").textContent = info.lan ? "" : t("not_lan");
   $("#phone-list").replaceChildren(...(ui.state.phones || []).map((p) => el("li", { text: `${p.seat} · ${p.name}` })));
   $("#dlg-join").showModal();
 }
@@ -373,7 +409,9 @@ async function toggleMic() {
   if (mic) { mic.stop(); mic = null; $("#btn-mic").classList.remove("primary"); return; }
   try {
     const { startMic } = await import("/static/voice/mic.js");
-    mic = await startMic(wsUrl(`/ws/mic?seat=${encodeURIComponent(ui.caller || "")}`), {
+    // The laptop's microphone hears the whole table: it cannot know who spoke, so every call
+    // it hears is shown as "heard: …?" for one tap on the caller (a call's "by" is never guessed).
+    mic = await startMic(wsUrl("/ws/mic"), {
       onMessage: (m) => { if (m && m.status === "unavailable") { toast(`${t("voice_unavailable")}: ${m.message}`, false); } },
       onClose: () => { mic = null; $("#btn-mic").classList.remove("primary"); },
     });

@@ -27,7 +27,11 @@ export function cardLabel(card) {
 
 // A card face; `confidence` (0..1) draws a bar at the bottom, low ones in orange.
 export function cardEl(card, { confidence = null, small = false, onclick = null, extra = "" } = {}) {
-  if (!card) return el("div", { class: `card empty ${small ? "small" : ""} ${extra}` }, el("span", { class: "suit", text: "?" }));
+  if (!card) {
+    const empty = el("div", { class: `card empty ${small ? "small" : ""} ${onclick ? "clickable" : ""} ${extra}` }, el("span", { class: "suit", text: "?" }));
+    if (onclick) empty.addEventListener("click", onclick);
+    return empty;
+  }
   const { rank, suit } = splitCard(card);
   const red = suit === "H" || suit === "D";
   const node = el("div", {

@@ -25,6 +25,9 @@ const STRINGS = {
     add_card: "+ card", finished: "Game over", lost: "lost", join: "Join", seat: "Seat", name: "Name",
     code: "Join code", joined_as: "You are {seat}", leave: "Leave", restored: "Game restored from the log",
     voice_unavailable: "Voice unavailable", listening: "listening",
+    not_lan: "Started without --lan: only this computer can open it.",
+    enter_deal: "No camera reading: enter the four market cards.", enter_reset: "Enter the four new market cards.",
+    record_deal: "Record the deal", record_reset: "Record the new market", khmer_no_calls: "Khmer has no calls: follow the game on the dashboard.",
   },
   fr: {
     title: "Arbitre Kem's", offline: "hors ligne", online: "en direct", sound_off: "♪ Son coupé", sound_on: "♪ Son ✓",
@@ -50,6 +53,9 @@ const STRINGS = {
     add_card: "+ carte", finished: "Partie terminée", lost: "perdu", join: "Rejoindre", seat: "Place", name: "Nom",
     code: "Code", joined_as: "Vous êtes {seat}", leave: "Quitter", restored: "Partie restaurée depuis le journal",
     voice_unavailable: "Voix indisponible", listening: "écoute",
+    not_lan: "Lancé sans --lan : seul cet ordinateur peut l'ouvrir.",
+    enter_deal: "Pas de lecture caméra : saisissez les quatre cartes de la table.", enter_reset: "Saisissez les quatre nouvelles cartes.",
+    record_deal: "Enregistrer la donne", record_reset: "Enregistrer la nouvelle table", khmer_no_calls: "Le Khmer n'a pas d'annonces : suivez la partie sur le tableau.",
   },
   es: {
     title: "Árbitro Kemps", offline: "sin conexión", online: "en vivo", sound_off: "♪ Sin sonido", sound_on: "♪ Sonido ✓",
@@ -75,6 +81,9 @@ const STRINGS = {
     add_card: "+ carta", finished: "Fin de la partida", lost: "pierde", join: "Unirse", seat: "Sitio", name: "Nombre",
     code: "Código", joined_as: "Eres {seat}", leave: "Salir", restored: "Partida restaurada desde el registro",
     voice_unavailable: "Voz no disponible", listening: "escuchando",
+    not_lan: "Arrancado sin --lan: solo este ordenador puede abrirlo.",
+    enter_deal: "Sin lectura de cámara: introduce las cuatro cartas de la mesa.", enter_reset: "Introduce las cuatro cartas nuevas.",
+    record_deal: "Registrar el reparto", record_reset: "Registrar la mesa nueva", khmer_no_calls: "El Khmer no tiene cantos: sigue la partida en el panel.",
   },
 };
 

@@ -67,7 +67,7 @@ function renderButtons() {
       box.append(el("button", { class: `big ${c === "contre_kems" ? "btn-cut" : "btn-kemps"}`, "data-call": c, text: t(c), onclick: () => call(c) }));
     }
   } else {
-    box.append(el("p", { class: "muted", text: "Khmer has no calls: follow the game on the dashboard." }));
+    box.append(el("p", { class: "muted", text: t("khmer_no_calls") }));
   }
 }
 

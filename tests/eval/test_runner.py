@@ -135,3 +135,26 @@ def test_late_and_missing_events_counted(recording: Path, tmp_path: Path, monkey
     assert ev["by_type"]["swap"]["recall"] < 1.0
     assert m["summary"]["event_latency_median_s"] == pytest.approx(0.5, abs=0.01)
     assert m["summary"]["market_accuracy"] < 1.0
+
+
+def test_oracle_reader_needs_every_frame(recording: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["eval", str(recording), "--out", str(recording.parent / "r"), "--oracle-reader"])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and "cards.jsonl" in err and "every frame" in err and len(err.splitlines()) == 1
+
+
+def test_real_tracker_runs_end_to_end(tmp_path: Path) -> None:
+    """The real table tracker, fed by the oracle reader, through the whole eval."""
+    from vision.sim import video_cli
+
+    out = tmp_path / "khmer-3"
+    parser = argparse.ArgumentParser()
+    video_cli.add_arguments(parser)
+    args = parser.parse_args(["--game", "khmer", "--minutes", "0.5", "--seed", "44", "--out", str(out), "--fps", "5",
+                              "--size", "640x360", "--decks", "procedural:2000044", "--card-every", "0"])  # fmt: skip
+    assert video_cli.run(args) == 0
+    assert main(["eval", str(out), "--out", str(tmp_path / "rep"), "--oracle-reader"]) == 0
+    s = json.loads((tmp_path / "rep" / "metrics.json").read_text())["summary"]
+    assert s["reader"] == "oracle" and s["card_f1"] == 1.0 and s["market_accuracy"] is None  # Khmer: no market
+    for key in ("event_f1", "outcome_accuracy"):
+        assert 0.0 <= s[key] <= 1.0

@@ -170,3 +170,14 @@ def test_rules_endpoint_lists_variants(make_client):
         data = client.get("/api/rules/kemps").json()
         assert any(v["name"] == "cut" for v in data["variants"]) and "word" in data["options"]
         assert client.get("/api/rules/poker").status_code == 404
+
+
+def test_a_bad_new_game_leaves_the_current_game_alone(make_client, tmp_path: Path):
+    db = tmp_path / "g.sqlite"
+    with make_client(db=db) as client:
+        deal(client)
+        r = client.post("/api/game/new", json={"players": ["A", "B", "A"]})
+        assert r.status_code == 400 and r.json()["message"]
+        assert client.get("/api/game").json()["view"]["market"] == ["7C", "KD", "3S", "4H"]
+        assert client.post("/api/calls", json={"call": "kemps", "by": "N"}).json()["accepted"]
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("g.sqlite.")) == []

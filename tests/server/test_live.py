@@ -236,3 +236,47 @@ def test_missing_reader_is_reported_not_fatal(make_client, tmp_path: Path):
             client.portal.call(asyncio.sleep, 0.05)
         assert "no exported model" in feed["reader"]
         deal(client)  # buttons still work
+
+
+def test_browser_microphone_stream_reaches_the_referee(make_client):
+    """The committed voice fixture streamed like the AudioWorklet does (20 ms int16 pieces).
+
+    What the listener hears is the voice module's business (tests/voice); here the same
+    audio fed to the listener directly is the reference, and the server must route each
+    call: a targeted two-word call from a known seat straight to the referee, with its
+    audio time; a one-word or untargeted call to the dashboard for a tap.
+    """
+    pytest.importorskip("pocketsphinx")
+    from referee.voice.listener import CallListener
+    from referee.voice.sources import read_wav
+
+    fixture = Path(__file__).resolve().parents[1] / "fixtures" / "voice" / "kemps_calls.wav"
+    if not fixture.exists():
+        pytest.skip("voice fixtures not generated")
+    pcm = read_wav(fixture) + bytes(16000)  # half a second of silence lets the last call settle
+    pieces = [pcm[i:i + 640] for i in range(0, len(pcm), 640)]
+    listener = CallListener("kemps", ["north", "east", "south", "west"])
+    reference = [c for piece in pieces for c in listener.feed(piece)]
+    if not reference:
+        pytest.skip("the listener hears nothing in the fixture (voice module still being tuned)")
+    seat = {"north": "N", "east": "E", "south": "S", "west": "W"}
+    direct = [c for c in reference if not c.provisional and c.target]
+    tapped = [c for c in reference if c.provisional or not c.target]
+    with make_client() as client:
+        deal(client)
+        with client.websocket_connect("/ws/mic?seat=N") as ws:
+            assert ws.receive_json()["status"] == "listening"
+            for piece in pieces:
+                ws.send_bytes(piece)
+            heard = [ws.receive_json() for _ in reference]
+        assert [(m["call"], m["target"]) for m in heard] == [(c.call, seat.get(c.target or "")) for c in reference]
+        for _ in range(100):
+            calls = client.get("/api/calls").json()["calls"]
+            if len(calls) >= len(direct):
+                break
+            client.portal.call(asyncio.sleep, 0.05)
+        assert [(c["source"], c["by"], c["target"]) for c in calls] == [("voice", "N", seat[c.target]) for c in direct]
+        for got, want in zip(calls, direct):
+            assert abs(got["audio_t"] - want.t) < 1e-3
+        pending = client.get("/api/state").json()["heard"]
+        assert [(h["call"], h["by"]) for h in pending] == [(c.call, "N") for c in tapped]

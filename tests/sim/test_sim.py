@@ -137,3 +137,16 @@ def test_video_cli_writes_a_loadable_recording(tmp_path: Path) -> None:
     assert n == 36
     assert (tmp_path / "ds" / "manifest.json").is_file()
     assert load_layout(out / "layout.yaml").size == (320, 180)
+
+
+@pytest.mark.parametrize(("extra", "message"), [
+    (["--size", "big"], "--size must look like 1280x720"),
+    (["--decks", "no-such-deck"], "no-such-deck"),
+    (["--minutes", "0"], "--minutes"),
+])  # fmt: skip
+def test_synth_video_bad_inputs(tmp_path: Path, capsys: pytest.CaptureFixture[str], extra: list[str], message: str) -> None:
+    from referee.cli.main import main
+
+    code = main(["synth", "video", "--game", "kemps", "--out", str(tmp_path / "r"), *extra])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and message in err and len(err.splitlines()) == 1, err

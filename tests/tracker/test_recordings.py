@@ -22,6 +22,33 @@ SAMPLES = sorted(p.parent for p in (REPO / "datasets" / "samples").glob("*/truth
 MODEL = REPO / "models" / "reader.json"
 
 
+def _every_frame(root: Path) -> bool:
+    meta = json.loads((root / "meta.json").read_text())
+    lines = (root / "cards.jsonl").read_text().splitlines() if (root / "cards.jsonl").is_file() else []
+    return len(lines) >= int(meta.get("frames", 10**9))
+
+
+ORACLE_SAMPLES = [p for p in SAMPLES if _every_frame(p)]
+
+
+@pytest.mark.skipif(not ORACLE_SAMPLES, reason="needs datasets/samples recordings with cards.jsonl on every frame")
+@pytest.mark.parametrize("root", ORACLE_SAMPLES, ids=lambda p: p.name)
+@pytest.mark.parametrize(("drop", "misread", "min_f1"), [(0.0, 0.0, 0.95), (0.1, 0.02, 0.9)], ids=["clean", "noisy"])
+def test_committed_sample_with_oracle_reads(root: Path, drop: float, misread: float, min_f1: float) -> None:
+    """Decoding, motion gating, occlusion and event logic on the committed samples, with
+    reads from their cards.jsonl (clean, then with 10 % missed and 2 % wrong card reads)."""
+    from bench_tracker import bench_recording
+
+    out = bench_recording(root, None, oracle=True, max_s=None, drop=drop, misread=misread)
+    assert out["referee_rejected"] == [], out["referee_rejected"][:3]
+    assert out["event_f1"] >= min_f1, json.dumps({"missed": out["missed"], "extra": out["extra"]})
+    assert out["latency_median_s"] is None or out["latency_median_s"] <= 0.5
+    if out["reveals"]["truth"]:
+        assert out["reveals"]["accuracy"] == 1.0
+    if out["market_accuracy"] is not None:
+        assert out["market_accuracy"] >= 0.9
+
+
 @pytest.mark.skipif(not SAMPLES or not MODEL.is_file(), reason="needs datasets/samples recordings and the shipped model")
 @pytest.mark.parametrize("root", SAMPLES, ids=lambda p: p.name)
 def test_committed_sample_with_shipped_reader(root: Path) -> None:

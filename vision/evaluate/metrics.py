@@ -287,11 +287,16 @@ _NOT_OUTCOME = frozenset({"t", "announcement", "announcements", "text", "seq", "
 
 
 def outcome_fingerprint(result: Any) -> Any:
+    """What a decision says, comparable with ==: timing/wording fields dropped, and lists of
+    plain values (hands, teams) taken as sets-with-counts, since their order says nothing."""
     plain = to_plain(result)
     if isinstance(plain, dict):
         return {k: outcome_fingerprint(v) for k, v in plain.items() if k not in _NOT_OUTCOME}
     if isinstance(plain, list):
-        return [outcome_fingerprint(v) for v in plain]
+        items = [outcome_fingerprint(v) for v in plain]
+        if all(isinstance(v, (str, int, float)) for v in items):
+            return sorted(items, key=lambda v: (type(v).__name__, v))
+        return items
     return plain
 
 

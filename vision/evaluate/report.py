@@ -30,6 +30,7 @@ def summarize(recs: list[dict[str, Any]], tolerance_s: float) -> dict[str, Any]:
     video_s = sum(r["duration_s"] for r in recs)
     fps = frames / secs if secs > 0 else None
     return {
+        "reader": sorted({str(r.get("reader")) for r in recs})[0] if recs else None,
         "recordings": len(recs),
         "frames": frames,
         "video_s": round(video_s, 2),
@@ -125,7 +126,9 @@ def plot_confusion(recs: list[dict[str, Any]]) -> str | None:
             counts[(t, p)] += n
     if not counts:
         return None
-    errors = {c for (t, p) in counts if t != p for c in (t, p)} or {t for t, _ in counts}
+    errors = {c for (t, p) in counts if t != p for c in (t, p)}
+    title = "card reads: cards involved in an error" if errors else "card reads: every card read right"
+    errors = errors or {t for t, _ in counts}
     labels = sorted(errors - {M.MISS}) + [M.MISS]
     idx = {c: i for i, c in enumerate(labels)}
     mat = np.zeros((len(labels), len(labels)), dtype=np.int64)
@@ -143,7 +146,7 @@ def plot_confusion(recs: list[dict[str, Any]]) -> str | None:
         for j in range(len(labels)):
             if mat[i, j]:
                 ax.text(j, i, str(mat[i, j]), ha="center", va="center", fontsize=6)
-    ax.set_title("card reads: cards involved in an error")
+    ax.set_title(title)
     return _png(fig)
 
 

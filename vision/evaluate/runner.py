@@ -25,6 +25,7 @@ class RunOptions:
     model_dir: str | None = None
     tolerance_s: float = 1.0
     progress: bool = True
+    oracle: bool = False  # read cards from the truth (measures the tracker alone)
 
 
 @dataclass(slots=True)
@@ -121,7 +122,12 @@ def evaluate_recording(root: str | Path, opts: RunOptions, on_frame: Callable[[i
 
     rec = load_recording(Path(root))
     layout = load_layout(_layout_ref(rec))
-    reader = CardReader.load(opts.model_dir)
+    if opts.oracle:
+        from vision.evaluate.oracle import OracleReader
+
+        reader: Any = OracleReader(rec, int(rec.meta.get("frames") or 0))
+    else:
+        reader = CardReader.load(opts.model_dir)
     truth_results, truth_standings, truth_rejected = truth_outcome(rec)
 
     tracker_header = dict(rec.header)
@@ -131,7 +137,8 @@ def evaluate_recording(root: str | Path, opts: RunOptions, on_frame: Callable[[i
     ref = Referee.start(rec.header)
     players = list(rec.header["players"])
     injected = [e for e in rec.events if e["type"] in M.INJECTED_TYPES]
-    card_frames = {f.frame: f for f in rec.frames}
+    step_frames = max(1, int(round(rec.fps)))  # card reads scored on (at most) one frame a second
+    card_frames = {f.frame: f for f in rec.frames if f.frame % step_frames == 0}
     pred_events: list[dict[str, Any]] = []
     ignored: list[dict[str, Any]] = []
     times: list[float] = []
@@ -162,6 +169,8 @@ def evaluate_recording(root: str | Path, opts: RunOptions, on_frame: Callable[[i
                     if seats:
                         pipe.request_reveal(seats, float(injected[k]["t"]))
                 k += 1
+            if opts.oracle:
+                reader.index = index
             step = pipe.process(Frame(image=image, t=t, index=index))
             for ev in step.events:
                 ev = {**ev, "t": float(ev.get("t", t))}
@@ -201,6 +210,7 @@ def evaluate_recording(root: str | Path, opts: RunOptions, on_frame: Callable[[i
     return {
         "name": rec.name,
         "path": str(rec.root),
+        "reader": "oracle" if opts.oracle else (opts.model_dir or "models/"),
         "game": rec.game,
         "frames": index,
         "duration_s": index / rec.fps,
@@ -214,6 +224,8 @@ def evaluate_recording(root: str | Path, opts: RunOptions, on_frame: Callable[[i
         "cards": M.card_scores(card_pairs) if card_frames else None,
         "card_frames": len(card_frames),
         "outcomes": M.outcome_accuracy(truth_results, ref.results, truth_standings, ref.standings()),
+        "truth_results": [M.to_plain(r) for r in truth_results if M.is_decision(r)],
+        "referee_results": [M.to_plain(r) for r in ref.results if M.is_decision(r)],
         "truth_standings": M.to_plain(truth_standings),
         "referee_standings": M.to_plain(ref.standings()),
         "truth_rejected": truth_rejected,

@@ -36,7 +36,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "(default: a held-out deck: a test-split deck family when available, else a procedural deck of a held-out seed)",
     )
     parser.add_argument("--layout", default=None, help="table layout name or YAML file (default: kemps-4 or khmer-2)")
-    parser.add_argument("--card-every", type=float, default=1.0, help="seconds between frames whose visible cards are written to cards.jsonl (default: 1)")
+    parser.add_argument("--card-every", type=float, default=1.0, help="seconds between frames whose visible cards are written to cards.jsonl; 0: every frame (default: 1)")
     parser.add_argument(
         "--noise", type=float, default=None,
         help="camera sensor noise in grey levels (default: random 0.8-2.5 per video; noise dominates the file size, "
@@ -70,7 +70,7 @@ def heldout_deck_names() -> list[str]:
 
 def choose_deck(spec: str | None, seed: int) -> Any:
     """The DeckArt to render with (see --decks)."""
-    from vision.synth.decks import load_deck
+    from vision.synth.decks import load_deck, load_decks
     from vision.synth.procedural import make_procedural_deck
 
     rng = random.Random(seed)
@@ -85,7 +85,7 @@ def choose_deck(spec: str | None, seed: int) -> Any:
     if choice.startswith("procedural"):
         _, _, num = choice.partition(":")
         return make_procedural_deck(int(num) if num else heldout_procedural_base() + seed)
-    return load_deck(choice)
+    return load_decks([choice])[0]  # one clear error for an unknown name
 
 
 def run(args: argparse.Namespace) -> int:
@@ -104,6 +104,8 @@ def run(args: argparse.Namespace) -> int:
     except (ValueError, RuntimeError) as exc:  # DeckArtError is a RuntimeError
         raise CliError(str(exc)) from None
     out = Path(args.out)
+    if args.card_every < 0:
+        raise CliError("--card-every must be ≥ 0")
     if args.noise is not None and not 0 <= args.noise <= 30:
         raise CliError("--noise must be in [0, 30]")
     spec = SimSpec(args.game, args.minutes, args.seed, out, args.fps, size, deck, args.layout, args.card_every, noise_sigma=args.noise,

@@ -48,7 +48,7 @@ def _ink(face: np.ndarray, paper: np.ndarray) -> np.ndarray:
     k = max(5, int(face.shape[1] * 0.08)) | 1
     local = np.abs(rgb.astype(np.int16) - cv2.medianBlur(rgb, k).astype(np.int16)).sum(axis=2)
     paper_like = float(np.mean(diff[face[..., 3] > 128] < 60)) > 0.5  # a plain face
-    ink = (diff > 90) if paper_like else (local > 80)
+    ink = (diff > 70) if paper_like else (local > 80)
     # inside the card shrunk past its outline (rounded corners included)
     r = max(2, int(round(face.shape[1] * 0.02)))
     inner = cv2.erode((face[..., 3] > 128).astype(np.uint8), cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1)))
@@ -68,6 +68,8 @@ def _components(ink: np.ndarray) -> list[tuple[int, int, int, int]]:
         win, cv2.MORPH_OPEN, np.ones((ly, 1), np.uint8)
     )
     win = win & ~cv2.dilate(lines, np.ones((3, 3), np.uint8))
+    # thin serif strokes break into pieces at this size: bridge 1-px gaps
+    win = cv2.morphologyEx(win, cv2.MORPH_CLOSE, np.ones((2, 2), np.uint8))
     n, _, stats, _ = cv2.connectedComponentsWithStats(win, connectivity=8)
     comps = []
     for i in range(1, n):
@@ -96,8 +98,8 @@ def _grow(seed: tuple[int, int, int, int], comps: list[tuple[int, int, int, int]
             dy = max(0, b[1] - y1, y0 - b[3])
             x_overlap = min(x1, b[2]) - max(x0, b[0])
             y_overlap = min(y1, b[3]) - max(y0, b[1])
-            stacked = x_overlap >= 0.3 * min(bw, x1 - x0) and dy <= line_gap and bh <= 1.8 * seed_h
-            beside = y_overlap >= 0.4 * min(bh, y1 - y0) and dx <= side_gap and bh <= 1.4 * seed_h
+            stacked = x_overlap >= 0.3 * min(bw, x1 - x0) and dy <= line_gap and bh <= 0.2 * h
+            beside = y_overlap >= 0.4 * min(bh, y1 - y0) and dx <= side_gap and bh <= 1.4 * max(seed_h, y1 - y0)
             if not (stacked or beside):
                 continue
             nx0, ny0, nx1, ny1 = min(x0, b[0]), min(y0, b[1]), max(x1, b[2]), max(y1, b[3])
@@ -126,19 +128,24 @@ def _corner_cluster(comps: list[tuple[int, int, int, int]], w: int, h: int) -> B
 
 
 def _in_zone(comps: list[tuple[int, int, int, int]], zone: Box, w: int, h: int) -> Box | None:
-    """The glyph group nearest the corner among components lying (>= 70 %) inside `zone`."""
+    """Box of the ink in `zone`: components at least a quarter inside it (a corner pip or a
+    court picture that crosses in from outside is dropped), clipped to the zone."""
     keep = []
     for b in comps:
         ix = max(0.0, min(b[2], zone[2]) - max(b[0], zone[0]))
         iy = max(0.0, min(b[3], zone[3]) - max(b[1], zone[1]))
         area = max(1, (b[2] - b[0]) * (b[3] - b[1]))
-        if ix * iy >= 0.7 * area:
+        if ix * iy >= 0.25 * area:
             keep.append(b)
     if not keep:
         return None
-    glyphs = [b for b in keep if b[3] - b[1] >= 0.025 * h] or keep
-    seed = min(glyphs, key=lambda b: np.hypot(b[0] - zone[0], b[1] - zone[1]))
-    return _grow(seed, keep, w, h)
+    a = np.array(keep, float)
+    return (
+        max(a[:, 0].min(), zone[0]),
+        max(a[:, 1].min(), zone[1]),
+        min(a[:, 2].max(), zone[2]),
+        min(a[:, 3].max(), zone[3]),
+    )
 
 
 def _flip(img: np.ndarray, corner: str) -> np.ndarray:
@@ -164,6 +171,30 @@ def _crop_sig(ink: np.ndarray, box: Box) -> np.ndarray:
     if crop.size == 0:
         return np.zeros((24, 16), np.float32)
     return cv2.resize(crop, (16, 24), interpolation=cv2.INTER_AREA)
+
+
+def _twin_diff(ink: np.ndarray, ba: Box, bb: Box, shift: int = 3) -> float:
+    """How different index `ba` is from index `bb` turned by 180° (0 = same print).
+
+    Both are compared over their union box, at the best small shift (the two corners
+    are rarely placed to the pixel)."""
+    h, w = ink.shape
+    rot = ink[::-1, ::-1]
+    mb = (w - bb[2], h - bb[3], w - bb[0], h - bb[1])  # bb's place once turned
+    x0, y0 = int(min(ba[0], mb[0])), int(min(ba[1], mb[1]))
+    x1, y1 = int(np.ceil(max(ba[2], mb[2]))), int(np.ceil(max(ba[3], mb[3])))
+    x0, y0 = max(x0, shift), max(y0, shift)
+    x1, y1 = min(x1, w - shift), min(y1, h - shift)
+    if x1 <= x0 or y1 <= y0:
+        return 1.0
+    a = ink[y0:y1, x0:x1]
+    inked = max(1, int(a.sum()))
+    best = 1.0
+    for dy in range(-shift, shift + 1):
+        for dx in range(-shift, shift + 1):
+            b = rot[y0 + dy : y1 + dy, x0 + dx : x1 + dx]
+            best = min(best, float((a ^ b).sum()) / (inked + int(b.sum())))
+    return best
 
 
 def _iou(a: Box, b: Box) -> float:
@@ -224,9 +255,7 @@ def find_index_boxes(faces: Mapping[str, np.ndarray]) -> tuple[dict[str, list[Bo
                 ba, bb = found[a][c], found[b][c]
                 if ba is None or bb is None:
                     continue
-                sa = _crop_sig(inks[c], ba)
-                sb = _crop_sig(np.ascontiguousarray(inks[c][::-1, ::-1]), (w - bb[2], h - bb[3], w - bb[0], h - bb[1]))
-                if float(np.abs(sa - sb).mean()) > 0.2:
+                if _twin_diff(inks[c], ba, bb) > 0.25:
                     found[a][c] = found[b][c] = None
     out: dict[str, list[Box]] = {c: [] for c in faces}
     missing: list[str] = []

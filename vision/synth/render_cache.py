@@ -235,19 +235,25 @@ def _fallback_back(height: int, width: int) -> np.ndarray:
     return cv2.resize(b, (width, height), interpolation=cv2.INTER_AREA)
 
 
-def build_deck(src: DeckSource, art_root: Path, cache: Path) -> dict[str, object]:
+def build_deck(src: DeckSource, art_root: Path, cache: Path, rerender: bool = False) -> dict[str, object]:
     path = resolve(src, art_root)
     if not path.exists():
         return {"deck": src.name, "status": "missing", "why": f"{path} not installed"}
     t0 = time.time()
-    with tempfile.TemporaryDirectory(prefix="kemps-raw-") as tmpd:
-        raw_dir = Path(tmpd)
-        render_raw(src, path, raw_dir)
-        raw = {}
-        for p in raw_dir.glob("*.png"):
-            img = cv2.imread(str(p), cv2.IMREAD_UNCHANGED)
-            if img is not None and img.ndim == 3 and img.shape[2] == 4:
-                raw[p.stem] = cv2.cvtColor(img, cv2.COLOR_BGRA2RGBA)
+    # raw renders are kept (<art root>/raw/<deck>) so re-running geometry is cheap
+    raw_dir = art_root / "raw" / src.name
+    if rerender or not all((raw_dir / f"{c}.png").exists() for c in CARDS):
+        tmp = raw_dir.with_name(raw_dir.name + ".tmp")
+        shutil.rmtree(tmp, ignore_errors=True)
+        tmp.mkdir(parents=True)
+        render_raw(src, path, tmp)
+        shutil.rmtree(raw_dir, ignore_errors=True)
+        tmp.rename(raw_dir)
+    raw = {}
+    for p in raw_dir.glob("*.png"):
+        img = cv2.imread(str(p), cv2.IMREAD_UNCHANGED)
+        if img is not None and img.ndim == 3 and img.shape[2] == 4:
+            raw[p.stem] = cv2.cvtColor(img, cv2.COLOR_BGRA2RGBA)
     missing = [c for c in CARDS if c not in raw]
     if missing:
         return {"deck": src.name, "status": "failed", "why": f"{len(missing)} cards did not render ({', '.join(missing[:4])}...)"}
@@ -274,7 +280,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cache", type=Path, default=None, help="cache dir (default $KEMPS_DECK_CACHE or ~/.cache/kemps-referee/decks)")
     ap.add_argument("--art-root", type=Path, default=None, help="where npm/ and pkgs/ were installed (default: the cache's parent)")
     ap.add_argument("--only", help="comma-separated deck names")
-    ap.add_argument("--force", action="store_true", help="re-render decks already in the cache")
+    ap.add_argument("--force", action="store_true", help="rebuild decks already in the cache (trim, resize, geometry)")
+    ap.add_argument("--rerender", action="store_true", help="also rasterise the SVGs again (implies --force)")
     a = ap.parse_args(argv)
     cache = a.cache or default_cache_dir()
     art_root = a.art_root or cache.parent
@@ -285,11 +292,11 @@ def main(argv: list[str] | None = None) -> int:
         if only and src.name not in only:
             continue
         meta = cache / src.name / "deck.json"
-        if not a.force and meta.exists() and json.loads(meta.read_text()).get("cache_version") == CACHE_VERSION:
+        if not (a.force or a.rerender) and meta.exists() and json.loads(meta.read_text()).get("cache_version") == CACHE_VERSION:
             results.append({"deck": src.name, "status": "cached"})
             continue
         try:
-            r = build_deck(src, art_root, cache)
+            r = build_deck(src, art_root, cache, a.rerender)
         except Exception as exc:  # noqa: BLE001 - one bad deck must not stop the others
             r = {"deck": src.name, "status": "failed", "why": str(exc)}
         results.append(r)

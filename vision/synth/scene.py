@@ -9,6 +9,7 @@ the whole canvas, and labels/quads are projected through the same model.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -136,24 +137,27 @@ class RenderedScene:
 
 
 # ---------------------------------------------------------------- deck image cache
-_PYRAMIDS: dict[tuple[int, str], list[np.ndarray]] = {}
+_PYRAMIDS: OrderedDict[tuple[int, str], list[np.ndarray]] = OrderedDict()
+PYRAMID_CACHE = 1200  # entries (~0.35 MB each): bounded, the full catalogue has ~2500 faces
 
 
 def _pyramid(deck: DeckArt, key: str) -> list[np.ndarray]:
-    """Premultiplied BGRA float32 face at full, 1/2, 1/4 size (avoids aliasing when shrinking)."""
+    """Premultiplied BGRA uint8 face at full, 1/2, 1/4 size (no aliasing when shrinking)."""
     k = (id(deck), key)
     pyr = _PYRAMIDS.get(k)
-    if pyr is None:
-        rgba = deck.back if key == "__back__" else deck.faces[key]
-        bgra = cv2.cvtColor(rgba, cv2.COLOR_RGBA2BGRA).astype(np.float32)
-        bgra[..., :3] *= bgra[..., 3:4] / 255.0
-        pyr = [bgra]
-        for _ in range(2):
-            h, w = pyr[-1].shape[:2]
-            pyr.append(cv2.resize(pyr[-1], (max(1, w // 2), max(1, h // 2)), interpolation=cv2.INTER_AREA))
-        if len(_PYRAMIDS) > 20000:
-            _PYRAMIDS.clear()
-        _PYRAMIDS[k] = pyr
+    if pyr is not None:
+        _PYRAMIDS.move_to_end(k)
+        return pyr
+    rgba = deck.back if key == "__back__" else deck.faces[key]
+    bgra = cv2.cvtColor(rgba, cv2.COLOR_RGBA2BGRA)
+    bgra = cv2.multiply(bgra, np.dstack([bgra[..., 3]] * 3 + [np.full(bgra.shape[:2], 255, np.uint8)]), scale=1 / 255.0)
+    pyr = [bgra]
+    for _ in range(2):
+        h, w = pyr[-1].shape[:2]
+        pyr.append(cv2.resize(pyr[-1], (max(1, w // 2), max(1, h // 2)), interpolation=cv2.INTER_AREA))
+    _PYRAMIDS[k] = pyr
+    while len(_PYRAMIDS) > PYRAMID_CACHE:
+        _PYRAMIDS.popitem(last=False)
     return pyr
 
 
@@ -188,6 +192,7 @@ def _composite_card(canvas: np.ndarray, idmap: np.ndarray, img: np.ndarray, m: n
     mr[:, 2] += mr[:, :2] @ np.array([0.5, 0.5]) - 0.5
     mr[:, 2] -= (x0, y0)
     warped = cv2.warpAffine(img, mr, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+    warped = warped.astype(np.float32)
     alpha = warped[..., 3] * (1.0 / 255.0)
     roi = canvas[y0:y1, x0:x1]
     if shadow > 0:

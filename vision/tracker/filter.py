@@ -9,7 +9,8 @@ its box simply follows. A change is committed only when
    a new card needs `enter` of the votes, a stable card leaves only at `leave` or less;
 2. the voted set stays the same for `confirm` consecutive reads (`odd_confirm` when its
    size is not one of `allowed_sizes`, e.g. 3 cards in a 4-card market, which is what a
-   hand resting over a card looks like).
+   hand resting over a card looks like; `confirm + disagree_extra` when the episode's
+   reads disagree with each other).
 
 While the zone is occluded (`hold`), nothing is added or removed: an arm over the market
 keeps the last state. Confidence per card is an exponential average of its read
@@ -29,9 +30,10 @@ Key = tuple[str, int]  # (card, copy number) so identical cards of two decks are
 @dataclass(frozen=True)
 class FilterConfig:
     window: int = 6
-    enter: float = 0.6
-    leave: float = 0.34
+    enter: float = 0.5
+    leave: float = 0.25
     confirm: int = 2
+    disagree_extra: int = 2
     odd_confirm: int = 30
     min_confidence: float = 0.25
     allowed_sizes: tuple[int, ...] | None = None
@@ -74,6 +76,7 @@ class ZoneFilter:
         self.occluded = False
         self.last_change_t = 0.0
         self.reads = 0
+        self._fresh = False  # reading a freshly settled zone until the vote window is full
 
     # ---- inputs ----------------------------------------------------------------------
     def hold(self) -> None:
@@ -84,6 +87,7 @@ class ZoneFilter:
         """The zone was disturbed and is still again: vote only on reads from now on."""
         self._votes.clear()
         self._candidate, self._candidate_n = None, 0
+        self._fresh = True
 
     def update(
         self,
@@ -125,6 +129,8 @@ class ZoneFilter:
         need = cfg.confirm
         if cfg.allowed_sizes is not None and len(voted) not in cfg.allowed_sizes:
             need = cfg.odd_confirm
+        elif any(frozenset(v) != voted for v in self._votes):
+            need = cfg.confirm + cfg.disagree_extra  # reads disagree (flicker, misreads): more
         if self._candidate_n < need:
             return None
         return self._commit(voted, t)
@@ -141,8 +147,9 @@ class ZoneFilter:
 
     @property
     def pending(self) -> bool:
-        """A different set is being confirmed: keep reading."""
-        return self._candidate is not None
+        """Keep reading: a different set is being confirmed, or the zone settled after a
+        disturbance and the vote does not yet span a full window."""
+        return self._candidate is not None or (self._fresh and len(self._votes) < self.config.window)
 
     def box_of(self, card: str) -> tuple[float, float, float, float] | None:
         for (c, _), v in self.stable.items():

@@ -77,6 +77,11 @@ class KhmerTracker:
             else:
                 self._orphans.append((ch.t, player, card))
         for card in ch.added:
+            orphan = next((o for o in self._orphans if o[1] == player and o[2] == card), None)
+            if orphan is not None:
+                self._orphans.remove(orphan)  # it had only dropped out of the read: back, no move
+                row.append(card)
+                continue
             row.append(card)
             events.append({"type": "play", "player": player, "card": card, "t": t})
         return events, notices

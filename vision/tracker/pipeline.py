@@ -132,7 +132,9 @@ class TablePipeline:
             self._runs.pop(f"reveal:{s}", None)  # read afresh, even if nothing moved
 
     def correct_reveal(self, seat: str, cards: list[str]) -> list[Event]:
-        """A person's correction of one seat's revealed cards; returns (and emits) the reveal."""
+        """A person's correction of one seat's revealed cards. Returns the reveal event it
+        completes (or the corrected last reveal), which is also emitted with the next
+        `process()` step: a caller consumes one or the other, not both."""
         from referee.cards import parse_card
 
         evs = self.reveals.correct(seat, [parse_card(c) for c in cards], self._t)
@@ -141,12 +143,14 @@ class TablePipeline:
         return evs
 
     def new_hand(self, t: float) -> None:
-        """The referee started a new hand: the next full market is a deal."""
+        """The referee started a new hand: the next full market (Kemps, Kem's) or the first
+        card on the table (Khmer) is a deal; cards leaving the Khmer table meanwhile are the
+        collection, not moves."""
         self.market.new_hand(t)
+        self.reveals.cancel()
         if self.khmer_table is not None:
-            self.khmer_table.new_hand()
-            for f in self.filters.values():
-                f.reset()
+            self._await_deal, self._centre_quiet_t = True, None
+            self.khmer_table.collecting = True
 
     def process(self, frame: Frame) -> PipelineStep:
         t = frame.t
@@ -188,11 +192,13 @@ class TablePipeline:
                 if zone == "centre":
                     self._centre_quiet_t = t  # Khmer: the dealer's hand left the centre
                     continue
+                if zone.startswith("reveal:"):
+                    self.reveals.new_episode(zone.split(":", 1)[1])
                 to_read.append(zone)
                 continue
             if zone == "centre":
                 continue  # watched for motion only, never read
-            pending = filt.pending if filt is not None else zone.startswith("reveal:")
+            pending = filt.pending if filt is not None else self.reveals.wants_read(zone.split(":", 1)[1])
             if pending or gate.needs_read(m) or t - run.last_read >= self.config.refresh_s:
                 to_read.append(zone)
         if to_read and self._over_budget(t):

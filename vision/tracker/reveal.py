@@ -1,8 +1,9 @@
 """Reveals: read each requested seat's laid-down cards until stable, or time out.
 
 The referee asks (`request`) after a call; every read of a seat's reveal area is offered
-(`offer`); a seat is settled once `consistent` reads in a row give the same non-empty card
-multiset (of `expected` cards when known). When every seat is settled the reveal event is
+(`offer`). Each card's presence is voted over the last `window` reads since the area last
+settled (a card missed now and then still counts); a seat is settled once the voted hand
+is the same, non-empty (and of `expected` cards when known) for `consistent` reads in a row. When every seat is settled the reveal event is
 emitted with per-card confidence. Past `timeout_s` a `reveal_timeout` notice names the
 seats still unread with a prompt; reading goes on, and `correct` (a person typing the
 cards) settles a seat at any time.
@@ -10,7 +11,7 @@ cards) settles a seat at any time.
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, deque
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,13 +20,16 @@ Event = dict[str, Any]
 
 @dataclass(frozen=True)
 class RevealConfig:
-    consistent: int = 5
+    consistent: int = 4  # reads in a row giving the same voted hand
+    window: int = 6  # reads a card's presence is voted over (since the zone last settled)
+    share: float = 0.5  # a card is in the hand when read in at least this share of them
     timeout_s: float = 12.0
     min_confidence: float = 0.3
 
 
 @dataclass
 class _Seat:
+    reads: deque[Counter[str]] = field(default_factory=lambda: deque(maxlen=6))
     last: tuple[str, ...] | None = None
     streak: int = 0
     conf: dict[str, list[float]] = field(default_factory=dict)
@@ -57,24 +61,45 @@ class RevealReader:
     def cancel(self) -> None:
         self.seats = {}
 
+    def new_episode(self, seat: str) -> None:
+        """The seat's area was covered (cards being laid down): vote on fresh reads only."""
+        st = self.seats.get(seat)
+        if st is not None and st.hand is None:
+            st.reads.clear()
+            st.last, st.streak, st.conf = None, 0, {}
+
+    def wants_read(self, seat: str) -> bool:
+        """Read again next frame: cards were seen and the hand is not settled yet (an empty
+        area is re-read only when it changes, or at the periodic refresh)."""
+        st = self.seats.get(seat)
+        return st is not None and st.hand is None and bool(st.reads) and bool(st.reads[-1])
+
     def offer(self, seat: str, cards: list[str], confidence: list[float], t: float) -> list[Event]:
         st = self.seats.get(seat)
         if st is None or st.hand is not None:
             return []
-        keep = [(c, p) for c, p in zip(cards, confidence) if p >= self.config.min_confidence]
-        read = tuple(sorted(c for c, _ in keep))
-        if not read or (self.expected is not None and len(read) != self.expected):
-            st.last, st.streak, st.conf = None, 0, {}
-            return []
-        if read == st.last:
-            st.streak += 1
-        else:
-            st.last, st.streak, st.conf = read, 1, {}
+        cfg = self.config
+        keep = [(c, p) for c, p in zip(cards, confidence) if p >= cfg.min_confidence]
+        if st.reads.maxlen != cfg.window:
+            st.reads = deque(st.reads, maxlen=cfg.window)
+        st.reads.append(Counter(c for c, _ in keep))
         for c, p in keep:
             st.conf.setdefault(c, []).append(float(p))
-        if st.streak >= self.config.consistent:
-            st.hand = read
-            st.confidence = tuple(round(sum(st.conf[c]) / len(st.conf[c]), 4) for c in read)
+        tally: Counter[tuple[str, int]] = Counter()
+        for r in st.reads:
+            tally.update((c, k) for c, n in r.items() for k in range(n))
+        n = len(st.reads)
+        voted = tuple(sorted(c for (c, _), v in tally.items() if v / n >= cfg.share))
+        if not voted or (self.expected is not None and len(voted) != self.expected):
+            st.last, st.streak = None, 0
+            return []
+        if voted == st.last:
+            st.streak += 1
+        else:
+            st.last, st.streak = voted, 1
+        if st.streak >= cfg.consistent:
+            st.hand = voted
+            st.confidence = tuple(round(sum(st.conf[c]) / len(st.conf[c]), 4) for c in voted)
         return self._maybe_done(t)
 
     def tick(self, t: float) -> list[Event]:

@@ -132,6 +132,7 @@ async def new_game(body: NewGameIn, live: LiveDep) -> dict[str, Any]:
         raise ApiError(400, "bad_header", str(exc)) from exc
     live.reveal = None
     live.heard.clear()
+    live.new_game_started()
     live.push_state()
     return live.service.snapshot
 

@@ -1,0 +1,53 @@
+"""`referee serve` argument handling (the server itself is tested through the API)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import pytest
+
+from referee.cli.main import CliError, main
+from referee.cli.serve import build_header, parse_rules, parse_teams
+
+
+def args(**kw: object) -> argparse.Namespace:
+    base = {"game": None, "players": None, "teams": None, "rules": None}
+    base.update(kw)
+    return argparse.Namespace(**base)
+
+
+def test_no_camera_at_that_index_is_one_clear_line(capsys):
+    assert main(["serve", "--camera", "97"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "no camera at index 97" in err and "--demo" in err
+
+
+def test_missing_video_is_one_clear_line(capsys, tmp_path: Path):
+    assert main(["serve", "--video", str(tmp_path / "nope.mp4")]) == 2
+    assert "video file not found" in capsys.readouterr().err
+
+
+def test_header_defaults_and_teams():
+    header = build_header(args())
+    assert header == {"game": "kemps", "rules": {}, "players": ["N", "E", "S", "W"], "teams": [["N", "S"], ["E", "W"]]}
+    assert build_header(args(game="khmer"))["players"] == ["N", "S"]
+    assert parse_teams("Ana+Cy,Bo+Di", ["Ana", "Bo", "Cy", "Di"]) == [["Ana", "Cy"], ["Bo", "Di"]]
+    with pytest.raises(CliError):
+        parse_teams("NX", ["N", "E", "S", "W"])
+
+
+def test_rules_by_variant_name_or_file(tmp_path: Path):
+    assert parse_rules("cash") == {"variant": "cash"}
+    f = tmp_path / "house.yaml"
+    f.write_text("word: CUT\nhand_size: 5\n")
+    assert parse_rules(str(f)) == {"word": "CUT", "hand_size": 5}
+    with pytest.raises(CliError):
+        build_header(args(rules="no_such_variant"))
+
+
+def test_a_recordings_meta_fills_the_header():
+    meta = {"game": "kems", "rules": {}, "players": ["A", "B", "C", "D"], "teams": [["A", "C"], ["B", "D"]]}
+    header = build_header(args(), meta)
+    assert header["game"] == "kems" and header["players"] == ["A", "B", "C", "D"] and header["teams"] == meta["teams"]
+    assert build_header(args(players="N,E,S,W"), meta)["teams"] == [["N", "S"], ["E", "W"]]
