@@ -39,16 +39,17 @@ SIZE = (640, 640)
 OUT: Path | None = None
 
 
-def _work(k: int) -> int:
+def _work(k: int) -> tuple[int, float]:
     from vision.synth.scene import random_scene
 
+    t = time.process_time()
     rng = np.random.default_rng([7, k])
     scene = random_scene(rng, DECKS, SIZE)
     if OUT is not None:
         from vision.synth.labels import write_sample
 
         write_sample(OUT, "train", f"b{k:06d}", scene)
-    return len(scene.labels)
+    return len(scene.labels), time.process_time() - t
 
 
 def main() -> None:
@@ -77,12 +78,16 @@ def main() -> None:
             (OUT / sub / "train").mkdir(parents=True)
     ctx = mp.get_context("fork")
     with ctx.Pool(a.workers, initializer=_init) as pool:
-        pool.map(_work, range(-4 * a.workers, 0))  # warm-up: deck pyramids, imports
+        pool.map(_work, range(10**6, 10**6 + 4 * a.workers))  # warm-up: deck pyramids, imports
         t = time.time()
-        labels = sum(pool.map(_work, range(a.count), chunksize=8))
+        res = pool.map(_work, range(a.count), chunksize=8)
         dt = time.time() - t
+    labels = sum(n for n, _ in res)
+    cpu = sum(c for _, c in res) / a.count
     print(json.dumps({
         "scenes_per_s": round(a.count / dt, 1),
+        "cpu_ms_per_scene": round(cpu * 1000, 1),
+        "scenes_per_s_if_cores_free": round(a.workers / cpu, 1),
         "count": a.count,
         "workers": a.workers,
         "size": a.size,

@@ -41,7 +41,7 @@ TUNE_VOICES = ("awb", "slt")
 TEST_VOICES = ("kal16", "rms")
 MATCH_BEFORE_S, MATCH_AFTER_S = 0.3, 0.6
 FEED_MS = 20
-FA_BUDGET_2 = 0.05  # false two-word calls per minute allowed per phrase while tuning
+FA_BUDGET_2 = 0.1  # false two-word calls per minute allowed per phrase while tuning
 
 
 @dataclass
@@ -176,7 +176,7 @@ def _cluster_scores(items: list[tuple[float, float, float]]) -> list[tuple[float
 
 def _pick(key: str, rows: list[tuple[float, float, float]]) -> int:
     """Index into rows (thresholds ascending). Two-word: the most permissive threshold
-    with at most FA_BUDGET_2 false/min in tune chatter, one decade stricter as a margin.
+    with at most FA_BUDGET_2 false/min in tune chatter.
     One-word: the strictest threshold still detecting >= 92 % of tune calls."""
     if one_word(key):
         ok = [i for i, (t, d, f) in enumerate(rows) if d >= 0.92]
@@ -184,7 +184,7 @@ def _pick(key: str, rows: list[tuple[float, float, float]]) -> int:
             return max(ok)
         return max(range(len(rows)), key=lambda i: rows[i][1] - 0.02 * rows[i][2])
     ok = [i for i, (t, d, f) in enumerate(rows) if f <= FA_BUDGET_2]
-    return min(len(rows) - 1, min(ok) + 1) if ok else len(rows) - 1
+    return min(ok) if ok else len(rows) - 1
 
 
 # -- evaluation --------------------------------------------------------------------------

@@ -134,6 +134,33 @@ def sample_meta(video: Path) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
+def stable_join_code(db: Path, make: Any) -> str:
+    """One code per game file, kept beside it, so phones need not rescan after a restart."""
+    side = Path(f"{db}.join-code")
+    if side.exists() and side.read_text().strip().isdigit():
+        return side.read_text().strip()
+    code = str(make())
+    side.parent.mkdir(parents=True, exist_ok=True)
+    side.write_text(code + "\n")
+    return code
+
+
+def recorded_calls(video: Path) -> tuple[tuple[float, tuple[tuple[str, Any], ...]], ...]:
+    """The calls the players made in a sample recording (its truth.jsonl), for --demo."""
+    import json
+
+    truth = video.parent / "truth.jsonl"
+    if not truth.exists():
+        return ()
+    calls = []
+    for line in truth.read_text().splitlines()[1:]:
+        event = json.loads(line) if line.strip() else {}
+        if event.get("type") == "call" and "t" in event:
+            body = {k: v for k, v in event.items() if k in ("type", "call", "by", "target")}
+            calls.append((float(event["t"]), tuple(sorted(body.items()))))
+    return tuple(calls)
+
+
 def lan_address() -> str:
     """The address other machines on this network reach us at (no packet is sent)."""
     with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
@@ -167,7 +194,7 @@ def run(args: argparse.Namespace) -> int:
         source = VideoSource(path=video)
     elif args.demo:
         video = demo_video(args.game or "kemps")
-        source = VideoSource(path=video, loop=True)
+        source = VideoSource(path=video, loop=True, calls=recorded_calls(video))
     else:
         source = VideoSource()
     header = build_header(args, sample_meta(video) if video is not None else None)
@@ -187,7 +214,7 @@ def run(args: argparse.Namespace) -> int:
         db = Path(f"runs/serve/demo-{time.strftime('%Y%m%d-%H%M%S')}.sqlite") if args.demo else Path("runs/serve/game.sqlite")
     settings = ServerSettings(
         db_path=db, header=header, source=source, host=host, port=args.port, lan=args.lan,
-        join_code=args.join_code or new_join_code(), public_url=public_url,
+        join_code=args.join_code or stable_join_code(db, new_join_code), public_url=public_url,
         layout_path=Path(layout) if layout else None, model_dir=args.model,
         voice=not args.no_voice, call_window_s=args.call_window,
     )
@@ -206,6 +233,9 @@ def serve(settings: Any) -> int:
     print(f"Kemps Referee: dashboard at {local}  game log: {settings.db_path}{resumed}", flush=True)
     if settings.source.spec is not None:
         print(f"video: {settings.source.spec}{' (looping demo)' if settings.source.loop else ''}", flush=True)
+    if settings.source.calls:
+        print(f"demo: the {len(settings.source.calls)} call(s) the recorded players made are replayed as "
+              "'recording' calls; every card is read by the camera", flush=True)
     phone_url = f"{settings.public_url or local}/phone?code={settings.join_code}"
     print(f"phones: open {phone_url}  join code {settings.join_code}", flush=True)
     if settings.lan:

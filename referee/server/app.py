@@ -107,7 +107,9 @@ def create_app(settings: ServerSettings, *, pipeline_factory: PipelineFactory | 
             await live.arbiter.drain()
             await service.close()
 
-    app = FastAPI(title="Kemps Referee", version=__version__, description=DESCRIPTION, lifespan=lifespan)
+    # Swagger UI and ReDoc load from a CDN: replaced by a local page over /openapi.json.
+    app = FastAPI(title="Kemps Referee", version=__version__, description=DESCRIPTION, lifespan=lifespan,
+                  docs_url=None, redoc_url=None)
     app.state.settings = settings
     install_error_handlers(app)
     install_lan_guard(app, settings)
@@ -139,6 +141,8 @@ def make_feed(settings: ServerSettings, live: LiveReferee, opener: SourceFactory
         on_table=live.on_table,
         on_notices=live.on_notices,
         on_loop=live.on_loop,
+        script=[(t, dict(call)) for t, call in src.calls],
+        on_script=live.on_recorded_call,
         source_name=(src.path.name if src.path is not None else str(src.spec)) if src.spec is not None else "test source",
         loop=src.loop,
         realtime=src.realtime and src.camera is None,
@@ -176,6 +180,10 @@ def mount_web(app: FastAPI, settings: ServerSettings) -> None:
     @app.get("/phone", include_in_schema=False)
     async def phone() -> FileResponse:
         return FileResponse(web / "phone.html", headers={"Cache-Control": "no-cache"})
+
+    @app.get("/docs", include_in_schema=False)
+    async def api_docs() -> FileResponse:
+        return FileResponse(web / "api.html")
 
     @app.get("/favicon.ico", include_in_schema=False)
     async def favicon() -> RedirectResponse:

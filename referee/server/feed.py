@@ -91,6 +91,10 @@ class FrameFeed:
     on_table: Callable[[dict[str, Any] | None], None]
     on_notices: Callable[[list[dict[str, Any]]], None] = lambda _: None
     on_loop: Callable[[], None] = lambda: None
+    # (recording time, call) pairs replayed by --demo; card reads always come from the camera
+    script: list[tuple[float, dict[str, Any]]] = field(default_factory=list)
+    on_script: Callable[[dict[str, Any]], None] = lambda _: None
+    _script_next: int = 0
     source_name: str | None = None
     loop: bool = False
     realtime: bool = True
@@ -154,8 +158,10 @@ class FrameFeed:
             last = 0.0
             source = self.open_source()
             self.source_fps = float(getattr(source, "fps", 0) or 30.0)
+            self._script_next = 0
             for frame in source:
                 last = frame.t
+                self._play_script(frame.t)
                 yield Frame(frame.image, frame.t + self._t_offset, frame.index)
                 if self._stop.is_set():
                     return
@@ -167,6 +173,12 @@ class FrameFeed:
             self._pipeline = None
             self.status.reader = "not started"
             self.on_loop()
+
+    def _play_script(self, t: float) -> None:
+        """Demo only: the recorded players' calls, at the moments they made them."""
+        while self._script_next < len(self.script) and self.script[self._script_next][0] <= t:
+            self.on_script(dict(self.script[self._script_next][1]))
+            self._script_next += 1
 
     def _run(self) -> None:
         self.status.running = True

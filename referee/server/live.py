@@ -12,13 +12,13 @@ import logging
 import time
 import uuid
 from collections import deque
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from referee.server.access import PhoneRegistry, TokenBucket
 from referee.server.calls import CallArbiter, CallRecord
 from referee.server.connections import ConnectionManager
+from referee.server.drafts import Heard, RevealDraft
 from referee.server.feed import FrameFeed
 from referee.server.outcome import Outcome
 from referee.server.service import GameService
@@ -27,39 +27,9 @@ from referee.server.settings import ServerSettings
 log = logging.getLogger("referee.server")
 
 
-@dataclass
-class Heard:
-    """A voice call waiting for a tap: one-word calls, or calls whose speaker is unknown."""
-
-    id: str
-    call: str
-    target: str | None
-    by: str | None
-    confidence: float
-    audio_t: float
-    at: float
-
-    def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "call": self.call, "target": self.target, "by": self.by,
-                "confidence": round(self.confidence, 3), "audio_t": round(self.audio_t, 3)}
-
-
-@dataclass
-class RevealDraft:
-    """What the camera (or a person) read for each seat, until someone confirms it."""
-
-    seats: list[str]
-    hands: dict[str, list[str]] = field(default_factory=dict)
-    confidence: dict[str, list[float]] = field(default_factory=dict)
-    corrected: set[str] = field(default_factory=set)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "seats": self.seats,
-            "hands": {s: self.hands.get(s, []) for s in self.seats},
-            "confidence": {s: self.confidence.get(s, []) for s in self.seats},
-            "corrected": sorted(self.corrected),
-        }
+def _log_failure(task: asyncio.Future[Any]) -> None:
+    if not task.cancelled() and task.exception() is not None:
+        log.warning("camera event not recorded: %s", task.exception())
 
 
 def calibration_path(settings: ServerSettings) -> Path:
@@ -148,7 +118,8 @@ class LiveReferee:
             elif kind == "call":
                 continue  # calls come from people, never from the camera
             else:
-                asyncio.ensure_future(self.service.append(event, "camera"))
+                task = asyncio.ensure_future(self.service.append(event, "camera"))
+                task.add_done_callback(_log_failure)
         self.push_state()
 
     def on_notices(self, notices: list[dict[str, Any]]) -> None:
@@ -174,6 +145,13 @@ class LiveReferee:
             self.reveal.confidence[seat] = [float(c) for c in conf.get(seat, [])] or [0.0] * len(hand)
             if seat not in self.reveal.seats:
                 self.reveal.seats.append(seat)
+
+    def on_recorded_call(self, event: dict[str, Any]) -> None:
+        """--demo: a call the recorded players made, replayed at its time (camera thread)."""
+        def call() -> None:
+            asyncio.ensure_future(self.call(str(event["call"]), str(event["by"]), event.get("target"), "recording"))
+
+        self.loop.call_soon_threadsafe(call)
 
     def on_loop(self) -> None:
         """The demo recording starts over: new hand (or a new game once this one is over)."""

@@ -27,6 +27,9 @@ class VideoSource:
     camera: int | None = None
     path: Path | None = None
     loop: bool = False  # --demo replays the sample recording forever
+    # --demo: the calls the recorded players made (from the sample's truth log), replayed at
+    # their time as "recording" calls so a new user sees the whole flow; never card reads.
+    calls: tuple[tuple[float, tuple[tuple[str, Any], ...]], ...] = ()
     realtime: bool = True  # files are paced to their fps so the dashboard sees the game live
 
     @property

@@ -90,6 +90,7 @@ class VoiceConfig:
     restart_after_s: float = 10.0
     variants: bool = True
     pronunciations: dict[str, str] = field(default_factory=dict)
+    decoder: dict[str, float] = field(default_factory=dict)
 
 
 _TOP_KEYS = {
@@ -100,7 +101,10 @@ _TOP_KEYS = {
     "restart_after_s",
     "variants",
     "pronunciations",
+    "decoder",
 }
+# pocketsphinx options that may be set under `decoder:` (the rest are fixed by the listener)
+DECODER_KEYS = {"beam", "kws_plp", "kws_delay", "topn"}
 
 
 def load_config(path: Path | str | None = None, overrides: dict[str, Any] | None = None) -> VoiceConfig:
@@ -128,6 +132,11 @@ def load_config(path: Path | str | None = None, overrides: dict[str, Any] | None
         if not 0.0 < v < 1e100:
             raise VoiceConfigError(f"{p}: threshold for {k!r} must be a positive ratio (e.g. 1e-20), got {v}")
     prons = {str(k).lower(): str(v).upper() for k, v in (raw.get("pronunciations") or {}).items()}
+    decoder = dict(raw.get("decoder") or {})
+    bad = sorted(set(decoder) - DECODER_KEYS)
+    if bad:
+        raise VoiceConfigError(f"{p}: unknown decoder option(s) {', '.join(bad)} (known: {', '.join(sorted(DECODER_KEYS))})")
+    decoder = {k: (int(v) if k in ("kws_delay", "topn") else float(v)) for k, v in decoder.items()}
     return VoiceConfig(
         thresholds=thresholds,
         one_word_provisional=bool(raw.get("one_word_provisional", True)),
@@ -136,6 +145,7 @@ def load_config(path: Path | str | None = None, overrides: dict[str, Any] | None
         restart_after_s=float(raw.get("restart_after_s", 10.0)),
         variants=bool(raw.get("variants", True)),
         pronunciations=prons,
+        decoder=decoder,
     )
 
 

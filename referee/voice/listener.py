@@ -80,7 +80,7 @@ class CallListener:
         self.config = config if isinstance(config, VoiceConfig) else load_config(config)
         self.grammar: Grammar = build_grammar(rules_game, list(names), self.config, rules)
         self._by_text = self.grammar.by_text()
-        self._decoder = _make_decoder(self.grammar)
+        self._decoder = _make_decoder(self.grammar, self.config.decoder)
         from pocketsphinx import Vad
 
         self._vad = Vad(Vad.LOOSE, RATE, FRAME_S)
@@ -241,7 +241,7 @@ def _spoken(p: Phrase) -> str:
     return " ".join(words)
 
 
-def _make_decoder(grammar: Grammar) -> Any:
+def _make_decoder(grammar: Grammar, options: dict[str, float] | None = None) -> Any:
     from pocketsphinx import Decoder, get_model_path
 
     with tempfile.TemporaryDirectory(prefix="referee-kws-") as tmp:
@@ -255,4 +255,5 @@ def _make_decoder(grammar: Grammar) -> Any:
             kws=str(kws_path),
             lm=None,
             loglevel="FATAL",
+            **(options or {}),
         )

@@ -1,44 +1,14 @@
 // The dashboard: one live state from /ws, rendered into panels; actions are REST calls.
 // No framework, no build step: each render function owns one panel and redraws it whole.
 import { api, liveSocket, wsUrl } from "./api.js";
-import { cardEl, el, pickCard } from "./cards.js";
+import { cardEl, el } from "./cards.js";
+import { correctCard, renderEntry, renderMarketEntry } from "./entry.js";
 import { announcementText, applyStatic, lang, setLang, t } from "./i18n.js";
+import { khmerButtons, renderKhmer } from "./khmer.js";
+import { loadVariants, openCalibration, openJoin, openSettings, submitNewGame, wireTabs } from "./settings.js";
 import { beep, setSound, soundEnabled, speak } from "./sound.js";
-import { Calibrator, CameraView } from "./video.js";
-import { renderKhmer, khmerButtons } from "./khmer.js";
-
-const $ = (sel) => document.querySelector(sel);
-const ui = { state: null, caller: localStorage.getItem("kr_caller"), cutOpen: false, layout: null };
-
-// ---------------------------------------------------------------- helpers
-function header() { return (ui.state && ui.state.game && ui.state.game.header) || {}; }
-function view() { return (ui.state && ui.state.game && ui.state.game.view) || {}; }
-function players() { return header().players || view().players || []; }
-function teams() { return header().teams || view().teams || []; }
-function gameName() { return header().game || view().game || "kemps"; }
-function rules() { return (ui.state && ui.state.game && ui.state.game.rules) || {}; }
-function word() { return String(rules().word || (gameName() === "kemps" ? "KEMPS" : "")).toUpperCase(); }
-function teamOf(seat) { return teams().find((tm) => tm.includes(seat)) || [seat]; }
-
-export function toast(message, ok = true) {
-  const node = $("#toast");
-  node.textContent = message;
-  node.className = `toast ${ok ? "ok" : "bad"}`;
-  clearTimeout(toast.timer);
-  toast.timer = setTimeout(() => { node.textContent = ""; }, 6000);
-}
-
-async function act(fn, okText = "") {
-  try {
-    const out = await fn();
-    if (okText) toast(okText, true);
-    return out;
-  } catch (err) {
-    toast(err.message, false);
-    beep("error");
-    return null;
-  }
-}
+import { $, act, gameName, header, players, rules, teamOf, toast, ui, view, word } from "./store.js";
+import { CameraView } from "./video.js";
 
 // ---------------------------------------------------------------- panels
 function renderTop() {
@@ -77,37 +47,14 @@ function renderMarket() {
   renderMarketEntry(awaiting);
 }
 
-// Without a camera reading, a person enters the dealt (or reset) market by clicking cards.
-function renderMarketEntry(awaiting) {
-  const kind = awaiting.kind === "deal" ? "deal" : awaiting.kind === "reset" ? "reset" : null;
-  const cameraReads = ui.state.feed && ui.state.feed.reader === "ok";
-  const box = $("#market-entry");
-  box.hidden = !kind || cameraReads;
-  if (box.hidden) { ui.entry = null; return; }
-  if (!ui.entry || ui.entry.kind !== kind) ui.entry = { kind, cards: [null, null, null, null] };
-  $("#market-entry-label").textContent = t(kind === "deal" ? "enter_deal" : "enter_reset");
-  const slots = ui.entry.cards.map((card, i) => cardEl(card, { small: true, onclick: async () => {
-    const picked = await pickCard($("#dlg-card"));
-    if (picked === undefined) return;
-    ui.entry.cards[i] = picked;
-    renderMarketEntry(awaiting);
-  } }));
-  slots.forEach((s, i) => { s.dataset.slot = i; s.classList.add("clickable"); });
-  $("#market-entry-cards").replaceChildren(...slots);
-  const btn = $("#btn-market-entry");
-  btn.textContent = t(kind === "deal" ? "record_deal" : "record_reset");
-  btn.disabled = ui.entry.cards.some((c) => !c);
-  btn.onclick = async () => {
-    const out = await act(() => api("/api/events", { method: "POST", body: { type: kind, market: ui.entry.cards } }));
-    if (out) ui.entry = null;
-  };
-}
-
 function awaitingText(a) {
   if (!a || !a.kind) return "";
   if (a.kind === "reveal") return t("awaiting_reveal", { seats: (a.seats || []).join(", ") });
   if (a.kind === "reset") return t("awaiting_reset");
   if (a.kind === "deal") return t("awaiting_deal") + (a.dealer ? ` (${a.dealer})` : "");
+  if (a.kind === "show") return t("awaiting_show", { players: (a.players || []).join(", "), count: a.count });
+  if (a.kind === "redraw") return t("awaiting_redraw", { players: (a.players || []).join(", ") });
+  if (a.kind === "turn") return `${a.player}: ${t("turn")}`;
   return a.prompt || a.kind;
 }
 
@@ -116,6 +63,7 @@ function renderAwaiting() {
   const finished = view().finished;
   const reveal = ui.state.reveal;
   $("#awaiting-text").textContent = finished ? t("finished") : awaitingText(a);
+  renderEntry(a || {});
   const box = $("#reveal");
   box.hidden = !reveal;
   if (!reveal) return;
@@ -136,14 +84,6 @@ function renderAwaiting() {
     if (status[seat] && !status[seat].settled && !corrected) row.append(el("span", { class: "muted small", text: "…" }));
     hands.append(row);
   }
-}
-
-async function correctCard(seat, cards, index) {
-  const picked = await pickCard($("#dlg-card"));
-  if (picked === undefined) return;
-  const next = [...cards];
-  if (picked === null) next.splice(index, 1); else next[index] = picked;
-  await act(() => api("/api/reveal/correct", { method: "POST", body: { seat, cards: next } }));
 }
 
 function renderHeard() {
@@ -180,7 +120,7 @@ function renderCaller() {
   })));
 }
 
-export async function sendCall(call, target = null) {
+async function sendCall(call, target = null) {
   if (!ui.caller) { toast(t("pick_caller"), false); return; }
   beep("call");
   const body = { call, by: ui.caller };
@@ -255,7 +195,8 @@ function describeResult(r) {
   const head = `${r.by || ""} ${t(r.call) || r.call || r.kind}${r.target ? " → " + r.target : ""}`;
   const mark = r.correct === undefined ? "" : r.correct ? " ✓" : " ✗";
   const letters = (r.letters || []).map((l) => ` · ${(l.team || []).join("+")} +${l.letter}`).join("");
-  const points = r.points && typeof r.points === "object" ? Object.entries(r.points).map(([k, v]) => ` · ${k} +${v}`).join("") : "";
+  const points = Array.isArray(r.points) ? r.points.map((p) => ` · ${(p.team || []).join("+")} +${p.points}`).join("")
+    : r.points && typeof r.points === "object" ? Object.entries(r.points).map(([k, v]) => ` · ${k} +${v}`).join("") : "";
   return head + mark + letters + points;
 }
 
@@ -332,77 +273,6 @@ function setConn(up) {
   c.className = `pill ${up ? "on" : "off"}`;
 }
 
-// ---------------------------------------------------------------- settings and phones
-async function openJoin() {
-  const info = await act(() => api("/api/phones/invite"));
-  if (!info) return;
-  $("#qr").innerHTML = info.qr_svg; // server-generated SVG of our own URL
-  $("#join-code").textContent = info.code;
-  $("#join-url").textContent = info.url;
-  $("#join-lan-note").textContent = info.lan ? "" : t("not_lan");
-  $("#phone-list").replaceChildren(...(ui.state.phones || []).map((p) => el("li", { text: `${p.seat} · ${p.name}` })));
-  $("#dlg-join").showModal();
-}
-
-async function loadVariants(game) {
-  const info = await api(`/api/rules/${game}`).catch(() => ({ variants: [] }));
-  const sel = $("#form-game [name=variant]");
-  sel.replaceChildren(el("option", { value: "", text: "—" }), ...(info.variants || []).map((v) => el("option", { value: v.name, text: v.name + (v.description ? ` — ${v.description}` : "") })));
-  const v = (header().rules || {}).variant;
-  sel.value = (Array.isArray(v) ? v[0] : v) || "";
-}
-
-async function openSettings() {
-  const f = $("#form-game");
-  f.game.value = gameName();
-  f.players.value = players().join(",");
-  f.teams.value = teams().map((tm) => tm.join("+")).join(",");
-  f.word.value = (header().rules || {}).word || "";
-  f.word.placeholder = word() || "KEMPS";
-  await loadVariants(f.game.value);
-  $("#dlg-settings").showModal();
-}
-
-async function submitNewGame(ev) {
-  ev.preventDefault();
-  const f = ev.target;
-  const body = { game: f.game.value };
-  const ps = f.players.value.split(",").map((s) => s.trim()).filter(Boolean);
-  if (ps.length) body.players = ps;
-  const tm = f.teams.value.split(",").map((s) => s.split("+").map((x) => x.trim()).filter(Boolean)).filter((x) => x.length);
-  if (tm.length && f.game.value !== "khmer") body.teams = tm;
-  const rules = {};
-  if (f.variant.value) rules.variant = f.variant.value;
-  if (f.word.value.trim() && f.game.value === "kemps") rules.word = f.word.value.trim().toUpperCase();
-  body.rules = rules;
-  const out = await act(() => api("/api/game/new", { method: "POST", body }), t("new_game"));
-  if (out) $("#dlg-settings").close();
-}
-
-let calibrator;
-async function openCalibration() {
-  const layout = await api("/api/table/layout").catch(() => null);
-  const sel = $("#calib-zone");
-  sel.replaceChildren(...Object.keys((layout && layout.zones) || {}).map((z) => el("option", { value: z, text: z })));
-  if (!layout || !layout.layout) { $("#calib-msg").textContent = t("no_camera"); return; }
-  calibrator = calibrator || new Calibrator($("#calib"), async (polygon) => {
-    const zone = $("#calib-zone").value;
-    const out = await act(() => api(`/api/table/layout/zones/${encodeURIComponent(zone)}`, { method: "PUT", body: { polygon } }));
-    if (out) { $("#calib-msg").textContent = `${zone} ✓ ${out.saved_to || ""}`; calibrator.layout = out; calibrator.render(); camera.setLayout(out); }
-  });
-  try { await calibrator.load("/api/video/still.jpg", layout); $("#calib-msg").textContent = ""; }
-  catch (err) { $("#calib-msg").textContent = err.message; }
-}
-
-function wireTabs() {
-  document.querySelectorAll(".tab").forEach((tab) => tab.addEventListener("click", () => {
-    document.querySelectorAll(".tab").forEach((x) => x.classList.toggle("active", x === tab));
-    document.querySelectorAll("[data-tab-body]").forEach((b) => { b.hidden = b.dataset.tabBody !== tab.dataset.tab; });
-    if (tab.dataset.tab === "tab-calib") openCalibration();
-  }));
-  document.querySelectorAll("[data-close]").forEach((b) => b.addEventListener("click", () => b.closest("dialog").close()));
-}
-
 // ---------------------------------------------------------------- voice (referee/web/voice)
 let mic = null;
 async function toggleMic() {
@@ -433,14 +303,14 @@ function start() {
   $("#btn-mic").addEventListener("click", toggleMic);
   $("#form-game").addEventListener("submit", submitNewGame);
   $("#form-game [name=game]").addEventListener("change", (e) => loadVariants(e.target.value));
-  $("#calib-refresh").addEventListener("click", openCalibration);
+  $("#calib-refresh").addEventListener("click", () => openCalibration(camera));
   $("#btn-new-hand").addEventListener("click", () => act(() => api("/api/game/new-hand", { method: "POST" })));
   $("#btn-undo").addEventListener("click", () => act(() => api("/api/game/undo", { method: "POST" })));
   $("#btn-stale").addEventListener("click", () => act(() => api("/api/events", { method: "POST", body: { type: "stale" } })));
   $("#btn-confirm-reveal").addEventListener("click", () => act(() => api("/api/reveal/confirm", { method: "POST", body: {} })));
   $("#show-zones").addEventListener("change", (e) => { camera.showZones = e.target.checked; });
   $("#show-cards").addEventListener("change", (e) => { camera.showCards = e.target.checked; });
-  wireTabs();
+  wireTabs(camera);
   applyStatic();
   api("/api/phones/invite").then((i) => { $("#join-code-short").textContent = i.code; }).catch(() => {});
   api("/api/table/layout").then((l) => { ui.layout = l; camera.setLayout(l); }).catch(() => {});

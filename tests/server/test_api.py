@@ -181,3 +181,13 @@ def test_a_bad_new_game_leaves_the_current_game_alone(make_client, tmp_path: Pat
         assert client.get("/api/game").json()["view"]["market"] == ["7C", "KD", "3S", "4H"]
         assert client.post("/api/calls", json={"call": "kemps", "by": "N"}).json()["accepted"]
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("g.sqlite.")) == []
+
+
+def test_api_docs_page_is_local(make_client):
+    with make_client() as client:
+        page = client.get("/docs")
+        assert page.status_code == 200 and "/openapi.json" in page.text
+        assert "http://" not in page.text and "https://" not in page.text
+        for name in ("index.html", "phone.html"):
+            html = (client.app.state.settings.web_dir / name).read_text()
+            assert "https://" not in html and "http://" not in html  # nothing from the internet

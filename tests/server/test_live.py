@@ -280,3 +280,20 @@ def test_browser_microphone_stream_reaches_the_referee(make_client):
             assert abs(got["audio_t"] - want.t) < 1e-3
         pending = client.get("/api/state").json()["heard"]
         assert [(h["call"], h["by"]) for h in pending] == [(c.call, "N") for c in tapped]
+
+
+def test_demo_replays_the_recorded_calls_at_their_time(make_client, tmp_path: Path):
+    from referee.server.settings import VideoSource
+
+    video = write_recording(tmp_path / "clip.mp4")
+    pipeline = ScriptedPipeline([(0.1, {"type": "deal", "market": ["7C", "KD", "3S", "4H"], "t": 0.1})])
+    calls = ((1.0, (("by", "W"), ("call", "cut"), ("target", "N"), ("type", "call"))),)
+    source = VideoSource(path=video, calls=calls)
+    with make_client(source=source, app_kwargs={"pipeline_factory": lambda s, layout, fps: pipeline}) as client:
+        for _ in range(100):
+            history = client.get("/api/calls").json()["calls"]
+            if history:
+                break
+            client.portal.call(asyncio.sleep, 0.05)
+        assert [(c["source"], c["by"], c["call"], c["target"]) for c in history] == [("recording", "W", "cut", "N")]
+        assert client.get("/api/game").json()["awaiting"]["seats"] == ["N"]

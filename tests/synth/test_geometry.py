@@ -41,3 +41,26 @@ def test_suit_only_corner_is_not_an_index() -> None:
         faces[card] = f
     _, report = find_index_boxes(faces)
     assert report["corners"] == []
+
+
+def test_incomplete_geometry_is_not_usable() -> None:
+    from vision.synth.geometry import usable
+
+    assert usable({"corners": ["tl", "br"], "missing": []}) == (True, "ok")
+    assert usable({"corners": ["tl"], "missing": []})[0] is False  # twin index not found
+    assert usable({"corners": ["tr"], "missing": []}, single_index_design=True)[0] is True
+    assert usable({"corners": [], "missing": []})[0] is False
+    assert usable({"corners": ["tl", "br"], "missing": ["x"] * 40})[0] is False
+
+
+def test_unusable_decks_are_not_listed(art_cache) -> None:  # type: ignore[no-untyped-def]
+    import json
+
+    from vision.synth.decks import available_decks
+
+    meta = art_cache / "procedural-3" / "deck.json"
+    info = json.loads(meta.read_text())
+    info["usable"] = False
+    meta.write_text(json.dumps(info))
+    assert available_decks(art_cache) == []
+    assert available_decks(art_cache, include_unusable=True) == ["procedural-3"]

@@ -142,6 +142,7 @@ class Geometry:
     layout: Layout
     card_h: float
     rng: random.Random
+    cascade: int = 1  # +1: each card covers the right of the one before; -1: its left
 
     @property
     def card_w(self) -> float:
@@ -187,7 +188,7 @@ class Geometry:
         card covers the right part of the one before, leaving its top-left index visible."""
         cx, cy = _centroid(zone)
         a = math.radians(angle)
-        ux, uy = math.cos(a), -math.sin(a)
+        ux, uy = self.cascade * math.cos(a), -self.cascade * math.sin(a)
         step = self.card_w * step_frac
         first = -(n - 1) * step / 2
         return [(cx + ux * (first + i * step), cy + uy * (first + i * step)) for i in range(n)]
@@ -197,7 +198,7 @@ class Geometry:
         cx, cy = _centroid(zone)
         x1, y1, x2, y2 = _bbox(zone)
         a = math.radians(angle)
-        ux, uy = math.cos(a), -math.sin(a)
+        ux, uy = self.cascade * math.cos(a), -self.cascade * math.sin(a)
         half = abs(ux) * (x2 - x1) / 2 + abs(uy) * (y2 - y1) / 2
         off = -half + self.card_w * 0.6 + i * self.card_w * step_frac
         return (cx + ux * off, cy + uy * off)
@@ -250,11 +251,13 @@ class Engine:
 class Director:
     """Runs one game for `duration` seconds and records truth and motions."""
 
-    def __init__(self, header: dict[str, Any], layout: Layout, duration: float, seed: int, stale_after_s: float = 5.0) -> None:
+    def __init__(
+        self, header: dict[str, Any], layout: Layout, duration: float, seed: int, stale_after_s: float = 5.0, cascade: int = 1
+    ) -> None:
         self.header = header
-        self.rng = random.Random(seed)
+        self.rng = random.Random(f"{header['game']}-{seed}")  # each game its own script per seed
         size_h = layout.size[1]
-        self.geo = Geometry(layout, card_h=round(0.111 * size_h, 1), rng=self.rng)
+        self.geo = Geometry(layout, card_h=round(0.111 * size_h, 1), rng=self.rng, cascade=cascade)
         self.duration = duration
         self.stale_after_s = stale_after_s
         self.brain: MarketBrain | KhmerBrain = make_brain(header, self.rng, stale_after_s)
@@ -501,6 +504,15 @@ def _slot_owner(slot: str) -> str | None:
     return rest.split(":")[0].split("#")[0]
 
 
-def direct(header: dict[str, Any], layout: Layout, minutes: float, seed: int, stale_after_s: float = 5.0) -> Timeline:
+def direct(
+    header: dict[str, Any], layout: Layout, minutes: float, seed: int, stale_after_s: float = 5.0, cascade: int = 1
+) -> Timeline:
     """Play one simulated game of `minutes` and return its timeline."""
-    return Director(header, layout, minutes * 60.0, seed, stale_after_s).run()
+    return Director(header, layout, minutes * 60.0, seed, stale_after_s, cascade).run()
+
+
+def cascade_for(deck: Any) -> int:
+    """Which way players overlap cards so the deck's top corner index stays visible:
+    -1 for decks printing the index top-right (the oxygen decks), else +1."""
+    tops = [(b[0] + b[2]) / 2 for boxes in getattr(deck, "index_boxes", {}).values() for b in boxes if (b[1] + b[3]) / 2 < 0.5]
+    return -1 if tops and sum(tops) / len(tops) > 0.5 else 1

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from vision.evaluate.dataset import RECORDING_FORMAT
-from vision.sim.director import Timeline, direct
+from vision.sim.director import Timeline, cascade_for, direct
 from vision.sim.render import render_video
 from vision.tracker.layout import Layout, load_layout
 
@@ -53,7 +53,7 @@ def simulate(spec: SimSpec) -> dict[str, Any]:
     header = default_header(spec.game)
     layout: Layout = load_layout(spec.layout or DEFAULT_LAYOUTS[spec.game]).scaled(spec.size)
     stale = tracker_stale_after()
-    tl: Timeline = direct(header, layout, spec.minutes, spec.seed, stale_after_s=stale)
+    tl: Timeline = direct(header, layout, spec.minutes, spec.seed, stale_after_s=stale, cascade=cascade_for(spec.deck))
     spec.out.mkdir(parents=True, exist_ok=True)
     info = render_video(tl, spec.deck, spec.out / "video.mp4", spec.fps, spec.size, spec.seed, spec.card_every_s, spec.progress, spec.noise_sigma)
     assert info.layout is not None

@@ -80,7 +80,8 @@ class FrameRenderer:
         self.deck = deck
         self.size = size
         self.seed = seed
-        rng = np.random.default_rng(seed)
+        game = str(tl.header.get("game", ""))
+        rng = np.random.default_rng([seed, sum(ord(c) for c in game)])  # a different room per game
         self.cond = video_conditions(rng)
         self.background = make_surface(self.cond, size, rng)
         self.camera = make_camera(self.cond, size)

@@ -34,12 +34,16 @@ def draw_labels(scene: RenderedScene, thickness: int = 1) -> np.ndarray:
 
 
 def _decks(names: list[str] | None) -> list[DeckArt]:
-    if names == ["procedural"] or not available_decks():
-        return [make_procedural_deck(s) for s in range(6)]
+    """The named decks; by default every installed deck plus 8 procedural ones."""
+    procedural = [make_procedural_deck(s) for s in range(8)]
+    if names == ["procedural"] or (names is None and not available_decks()):
+        return procedural
+    if names is None:
+        return load_decks() + procedural
     return load_decks(names)
 
 
-def scenes_sheet(decks: list[DeckArt], seed: int, cols: int = 4, rows: int = 3, tile: int = 400, size: tuple[int, int] = (640, 640)) -> np.ndarray:
+def scenes_sheet(decks: list[DeckArt], seed: int, cols: int = 4, rows: int = 3, tile: int = 320, size: tuple[int, int] = (640, 640)) -> np.ndarray:
     tiles = []
     for k in range(cols * rows):
         rng = np.random.default_rng([seed, k])
@@ -48,6 +52,13 @@ def scenes_sheet(decks: list[DeckArt], seed: int, cols: int = 4, rows: int = 3, 
         cv2.putText(img, scene.deck, (4, tile - 6), cv2.FONT_HERSHEY_SIMPLEX, 0.4, (255, 255, 255), 1, cv2.LINE_AA)
         tiles.append(img)
     return np.vstack([np.hstack(tiles[r * cols : (r + 1) * cols]) for r in range(rows)])
+
+
+def save_small_png(path: Path, bgr: np.ndarray) -> None:
+    """256-colour PNG: the committed samples stay small (a few hundred kB)."""
+    from PIL import Image
+
+    Image.fromarray(cv2.cvtColor(bgr, cv2.COLOR_BGR2RGB)).quantize(colors=256, method=Image.Quantize.MEDIANCUT).save(path, optimize=True)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -61,14 +72,14 @@ def main(argv: list[str] | None = None) -> int:
     names = a.decks.split(",") if a.decks else None
     if a.what == "scenes":
         a.out.parent.mkdir(parents=True, exist_ok=True)
-        cv2.imwrite(str(a.out), scenes_sheet(_decks(names), a.seed), [cv2.IMWRITE_PNG_COMPRESSION, 9])
+        save_small_png(a.out, scenes_sheet(_decks(names), a.seed))
     elif a.what == "samples":
         a.out.mkdir(parents=True, exist_ok=True)
         decks = _decks(names)
         for k in range(a.count):
             scene = random_scene(np.random.default_rng([a.seed, 1000 + k]), decks, (512, 512))
-            cv2.imwrite(str(a.out / f"scene_{k}.png"), scene.image, [cv2.IMWRITE_PNG_COMPRESSION, 9])
-            cv2.imwrite(str(a.out / f"scene_{k}_labels.png"), draw_labels(scene), [cv2.IMWRITE_PNG_COMPRESSION, 9])
+            save_small_png(a.out / f"scene_{k}.png", scene.image)
+            save_small_png(a.out / f"scene_{k}_labels.png", draw_labels(scene))
     else:
         from vision.synth.decks import default_cache_dir
 

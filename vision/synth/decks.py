@@ -82,12 +82,19 @@ def default_cache_dir() -> Path:
     return Path.home() / ".cache" / "kemps-referee" / "decks"
 
 
-def available_decks(cache_dir: str | Path | None = None) -> list[str]:
-    """Names of the decks rendered in the cache (empty when nothing is installed)."""
+def available_decks(cache_dir: str | Path | None = None, include_unusable: bool = False) -> list[str]:
+    """Names of the decks rendered in the cache (empty when nothing is installed).
+
+    Decks whose index geometry could not be found completely (deck.json "usable": false)
+    are left out: they would teach the detector that a printed index is background."""
     root = Path(cache_dir) if cache_dir is not None else default_cache_dir()
     if not root.is_dir():
         return []
-    return sorted(p.parent.name for p in root.glob("*/deck.json"))
+    names = []
+    for p in sorted(root.glob("*/deck.json")):
+        if include_unusable or json.loads(p.read_text()).get("usable", True):
+            names.append(p.parent.name)
+    return names
 
 
 def _read_rgba(path: Path) -> np.ndarray:

@@ -205,6 +205,22 @@ def _iou(a: Box, b: Box) -> float:
     return inter / union if union > 0 else 0.0
 
 
+def usable(report: dict[str, object], single_index_design: bool = False) -> tuple[bool, str]:
+    """Is the geometry complete enough to label with? A deck whose second index was not
+    found would teach the detector that a printed index is background."""
+    corners = set(report.get("corners", []))  # type: ignore[arg-type]
+    if not corners:
+        return False, "no corner index found"
+    pair = {"tl", "br"} <= corners or {"tr", "bl"} <= corners
+    if not pair and not single_index_design:
+        return False, f"only {sorted(corners)} found: the rotated twin index is missing"
+    missing = len(report.get("missing", []))  # type: ignore[arg-type]
+    expected = 52 * len(corners)
+    if missing > 0.25 * expected:
+        return False, f"{missing} of {expected} indices not found"
+    return True, "ok"
+
+
 def find_index_boxes(faces: Mapping[str, np.ndarray]) -> tuple[dict[str, list[Box]], dict[str, object]]:
     """Normalized index boxes per card, and a report (corners kept, cards without index).
 
@@ -219,6 +235,7 @@ def find_index_boxes(faces: Mapping[str, np.ndarray]) -> tuple[dict[str, list[Bo
     kept: list[str] = []
     found: dict[str, dict[str, Box | None]] = {}
     zones: dict[str, Box] = {}
+    stats: dict[str, dict[str, float]] = {}
     for corner in ("tl", "tr", "bl", "br"):
         comps = {c: _components(np.ascontiguousarray(_flip(ink, corner))) for c, ink in inks.items()}
         refs = [c for c in faces if c[:-1] in ("A", "2", "3")]
@@ -243,7 +260,8 @@ def find_index_boxes(faces: Mapping[str, np.ndarray]) -> tuple[dict[str, list[Bo
                 for j in range(i + 1, len(sigs)):
                     differ += int(float(np.abs(sigs[i] - sigs[j]).mean()) > 0.08)
                     total += 1
-        if len(numbers) >= 0.75 * 36 and total and differ / total >= 0.7:
+        stats[corner] = {"refs": len(ref_boxes), "numbers": len(numbers), "rank_varies": round(differ / max(total, 1), 2)}
+        if len(numbers) >= 0.7 * 36 and total and differ / total >= 0.7:
             kept.append(corner)
             found[corner] = per
             zones[corner] = tuple(_unflip(tuple(z), corner, w, h))  # type: ignore[assignment]
@@ -269,4 +287,4 @@ def find_index_boxes(faces: Mapping[str, np.ndarray]) -> tuple[dict[str, list[Bo
             out[c].append(
                 (max(0.0, (b[0] - pad) / w), max(0.0, (b[1] - pad) / h), min(1.0, (b[2] + pad) / w), min(1.0, (b[3] + pad) / h))
             )
-    return out, {"corners": kept, "missing": missing, "zones": {k: [round(v / (w if i % 2 == 0 else h), 4) for i, v in enumerate(z)] for k, z in zones.items()}}
+    return out, {"corners": kept, "missing": missing, "corner_stats": stats, "zones": {k: [round(v / (w if i % 2 == 0 else h), 4) for i, v in enumerate(z)] for k, z in zones.items()}}

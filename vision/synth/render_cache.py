@@ -26,7 +26,7 @@ import cv2
 import numpy as np
 
 from vision.synth.decks import CARDS, RANKS, DeckArt, default_cache_dir
-from vision.synth.geometry import find_index_boxes
+from vision.synth.geometry import find_index_boxes, usable
 
 CACHE_VERSION = 3
 CARD_HEIGHT = 300
@@ -98,13 +98,13 @@ CATALOGUE: tuple[DeckSource, ...] = (
     _kde("svg-jolly-royal", "jolly-royal.svgz", "jolly-royal"),
     _kde("svg-nicu-ornamental", "ornamental.svgz", "ornamental"),
     _kde("svg-nicu-white", "white.svgz", "nicu-white"),
-    _kde("svg-oxygen", "oxygen.svgz", "oxygen", notes="rank top-right, suit top-left; dark faces"),
-    _kde("svg-oxygen-air", "oxygen-air.svgz", "oxygen", notes="rank top-right, suit top-left"),
-    _kde("svg-oxygen-white", "oxygen-white.svgz", "oxygen", notes="rank top-right, suit top-left"),
+    _kde("svg-oxygen", "oxygen.svgz", "oxygen", notes="single-index design: rank top-right, suit top-left; dark faces"),
+    _kde("svg-oxygen-air", "oxygen-air.svgz", "oxygen", notes="single-index design: rank top-right, suit top-left"),
+    _kde("svg-oxygen-white", "oxygen-white.svgz", "oxygen", notes="single-index design: rank top-right, suit top-left"),
     _kde("svg-penguins", "penguins.svgz", "penguins", licence="GPL-3+ (Tux by Larry Ewing)"),
     _kde("svg-standard", "standard.svgz", "kde-standard"),
     _kde("svg-tigullio-international", "tigullio-international.svgz", "tigullio", licence="LGPL-2+"),
-    _kde("svg-xskat-french", "french.svgz", "xskat-french", notes="letters B/D/K; bitmap art"),
+    DeckSource("kde-xskat-french", "xskat-french", "embedded", str(KDE_DIR / "svg-xskat-french" / "french.svgz"), "GPL-2+", "letters B/D/K; 72x112 bitmap art"),
     DeckSource("npm-svg-cards", "bellot", "svgcards", "{npm}/svg-cards/svg-cards.svg", "LGPL-2.1"),
     DeckSource("npm-cardsjs", "aguilar", "files", "{npm}/cardsJS/dist/cards", "LGPL-3", extra={"back": "Blue_Back.svg"}),
     DeckSource("npm-kennard-2color", "kennard", "files", "{npm}/@heruka_urgyen/react-playing-cards/src/images/2color", "CC0"),
@@ -121,7 +121,7 @@ def resolve(src: DeckSource, art_root: Path) -> Path:
 
 
 def _mapping(src: DeckSource, path: Path) -> dict[str, str]:
-    if src.kind == "kde":
+    if src.kind in ("kde", "embedded"):
         m = {c: f"{KDE_RANK.get(c[:-1], c[:-1])}_{KDE_SUIT[c[-1]]}" for c in CARDS}
         m["back"] = "back"
         return m
@@ -143,8 +143,40 @@ def _mapping(src: DeckSource, path: Path) -> dict[str, str]:
     return m
 
 
+def extract_embedded(path: Path, mapping: dict[str, str], out: Path) -> None:
+    """Decks whose cards are <image> elements with base64 PNGs (xskat): decode them directly
+    (librsvg draws nothing for these data URIs, which contain line breaks)."""
+    import base64
+    import gzip
+    import re
+
+    data = path.read_bytes()
+    text = (gzip.decompress(data) if data[:2] == b"\x1f\x8b" else data).decode("utf-8", errors="replace")
+    images = {}
+    for m in re.finditer(r"<image\b[^>]*>", text, flags=re.S):
+        tag = m.group(0)
+        ident = re.search(r'\bid="([^"]+)"', tag)
+        href = re.search(r'href="data:image/png;base64,([^"]+)"', tag)
+        if ident and href:
+            images[ident.group(1)] = href.group(1)
+    for name, ident in mapping.items():
+        if ident in images:
+            png = base64.b64decode(re.sub(r"\s+", "", images[ident]))
+            img = cv2.imdecode(np.frombuffer(png, np.uint8), cv2.IMREAD_UNCHANGED)
+            if img is None:
+                continue
+            if img.ndim == 2:
+                img = cv2.cvtColor(img, cv2.COLOR_GRAY2BGRA)
+            elif img.shape[2] == 3:
+                img = cv2.cvtColor(img, cv2.COLOR_BGR2BGRA)
+            cv2.imwrite(str(out / f"{name}.png"), img)
+
+
 def render_raw(src: DeckSource, path: Path, out: Path) -> None:
     """Rasterise the deck's cards into out/<name>.png (untrimmed, RAW_HEIGHT tall)."""
+    if src.kind == "embedded":
+        extract_embedded(path, _mapping(src, path), out)
+        return
     cmd = [SYSTEM_PYTHON, str(RENDER_SVG)]
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
         if src.kind == "grid":
@@ -177,7 +209,9 @@ def finish(raw: dict[str, np.ndarray], height: int = CARD_HEIGHT) -> tuple[dict[
     sizes = np.array([v.shape[:2] for k, v in trimmed.items() if k != "back"])
     h0, w0 = np.median(sizes, axis=0)
     w = int(round(height * w0 / h0))
-    out = {k: cv2.resize(v, (w, height), interpolation=cv2.INTER_AREA) for k, v in trimmed.items()}
+    # bitmap decks (xskat: 112 px) are enlarged: cubic, not area (deck-art.md trap 6)
+    interp = cv2.INTER_AREA if h0 >= height else cv2.INTER_CUBIC
+    out = {k: cv2.resize(v, (w, height), interpolation=interp) for k, v in trimmed.items()}
     back = out.pop("back", None)
     return out, back
 
@@ -262,8 +296,11 @@ def build_deck(src: DeckSource, art_root: Path, cache: Path, rerender: bool = Fa
     if back is None:
         back = _fallback_back(fh, fw)
     boxes, report = find_index_boxes(faces)
+    ok, why = usable(report, single_index_design="single-index" in src.notes)
     deck = DeckArt(src.name, src.family, faces, back, boxes)
     meta = {
+        "usable": ok,
+        "unusable_reason": "" if ok else why,
         "source": str(path),
         "kind": src.kind,
         "licence": src.licence,
@@ -272,7 +309,8 @@ def build_deck(src: DeckSource, art_root: Path, cache: Path, rerender: bool = Fa
     }
     write_deck(deck, cache, meta)
     n_boxes = sum(len(b) for b in boxes.values())
-    return {"deck": src.name, "status": "ok", "family": src.family, "corners": report["corners"], "boxes": n_boxes, "no_index": len(report["missing"]), "seconds": round(time.time() - t0, 1)}
+    status = "ok" if ok else "unusable"
+    return {"deck": src.name, "status": status, "why": "" if ok else why, "family": src.family, "corners": report["corners"], "boxes": n_boxes, "no_index": len(report["missing"]), "seconds": round(time.time() - t0, 1)}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -302,8 +340,9 @@ def main(argv: list[str] | None = None) -> int:
         results.append(r)
         print(json.dumps(r, ensure_ascii=False), flush=True)
     ok = [r for r in results if r["status"] in ("ok", "cached")]
+    bad = [r for r in results if r["status"] not in ("ok", "cached")]
     (cache / "report.json").write_text(json.dumps(results, indent=1, ensure_ascii=False))
-    print(f"render_cache: {len(ok)} decks ready in {cache} ({len(results) - len(ok)} not: see report.json)")
+    print(f"render_cache: {len(ok)} decks ready in {cache}; {len(bad)} not used: " + ", ".join(f"{r['deck']} ({r.get('why', '')})" for r in bad))
     return 0 if ok else 1
 
 

@@ -32,6 +32,7 @@ class MotionConfig:
     crossing_share: float = 0.03  # an arm 8 px wide (1/8 scale) over a 3 px ring of a 32×23 zone: ~7 %
     ring_px: int = 3  # ring width at small scale (24 px at 720p)
     background_rate: float = 0.05  # per frame where the scene matches it (lighting drift)
+    relight_sigma: float = 10.0  # px at 1/8 scale: brightness changes smoother than this are lighting
     absorb_s: float = 3.0  # a still difference this old becomes background
 
 
@@ -55,7 +56,9 @@ class MotionGate:
         self._refs: dict[str, np.ndarray] = {}
         self.small: np.ndarray | None = None
         self.diff_bg: np.ndarray | None = None
+        self.moving: np.ndarray | None = None
         k = cv2.getStructuringElement(cv2.MORPH_RECT, (2 * self.cfg.ring_px + 1, 2 * self.cfg.ring_px + 1))
+        self._open = cv2.getStructuringElement(cv2.MORPH_RECT, (3, 3))
         self._zone_px: dict[str, np.ndarray] = {}
         self._ring_px: dict[str, np.ndarray] = {}
         for name in masks.names:
@@ -76,8 +79,13 @@ class MotionGate:
             self._bg = small.astype(np.float32)
         thr = self.cfg.pixel_threshold
         moving = cv2.absdiff(small, prev) > thr
-        bg8 = self._bg.astype(np.uint8)
-        diff_bg = cv2.absdiff(small, bg8) > thr
+        # Lighting drifts over the whole table (a cloud, a lamp, the camera's exposure): compare
+        # with the background relit by the smooth brightness ratio between the two, so only
+        # local changes (an arm, a card) stand out.
+        sf = small.astype(np.float32)
+        diff_raw = np.abs(sf - self._bg * self._relight(sf)) > thr
+        # An arm is a solid blob; scattered pixels (noise, light drift, compression) are not.
+        diff_bg = cv2.morphologyEx(diff_raw.astype(np.uint8), cv2.MORPH_OPEN, self._open).astype(bool)
         # Selective background: it follows slow drift where the scene matches it, and takes
         # in a difference only once it has been still for `absorb_frames` (a card put down
         # outside every zone). An arm passing by is never learnt, so it leaves no ghost.
@@ -88,7 +96,7 @@ class MotionGate:
         self._bg[same] += self.cfg.background_rate * (small[same] - self._bg[same])
         old = (self._still >= self._absorb) & diff_bg
         self._bg[old] = small[old]
-        self._prev, self.small, self.diff_bg = small, small, diff_bg
+        self._prev, self.small, self.diff_bg, self.moving = small, small, diff_bg, moving
         mv, db = moving.ravel(), diff_bg.ravel()
         flat = small.ravel()
         out: dict[str, ZoneMotion] = {}
@@ -103,6 +111,19 @@ class MotionGate:
                 crossing=float(np.count_nonzero(db[ring])) / max(1, len(ring)),
             )
         return out
+
+    def _relight(self, sf: np.ndarray) -> np.ndarray:
+        """Smooth brightness ratio frame / background, estimated without the pixels that
+        changed a lot (cards, arms: they would bleed a halo into their surroundings)."""
+        import cv2
+
+        s, bg = self.cfg.relight_sigma, self._bg
+        assert bg is not None
+        g1 = (cv2.GaussianBlur(sf, (0, 0), s) + 8.0) / (cv2.GaussianBlur(bg, (0, 0), s) + 8.0)
+        w = (np.abs(sf - bg * g1) <= 2 * self.cfg.pixel_threshold).astype(np.float32)
+        num = cv2.GaussianBlur(sf * w, (0, 0), s) + 8.0 * cv2.GaussianBlur(w, (0, 0), s)
+        den = cv2.GaussianBlur(bg * w, (0, 0), s) + 8.0 * cv2.GaussianBlur(w, (0, 0), s)
+        return np.where(den > 1.0, num / np.maximum(den, 1e-3), g1)
 
     def set_reference(self, zone: str) -> None:
         """Remember the zone as it is now (just read)."""
@@ -130,6 +151,9 @@ class MotionGate:
             return None
         ring_labels = labels.ravel()[self._ring_px[zone]]
         ids = np.unique(ring_labels[ring_labels > 0])
+        if self.moving is not None and len(ids):
+            # Only a blob that moves is an arm (a pile put down by the market is not).
+            ids = ids[np.isin(ids, np.unique(labels[self.moving]))]
         if len(ids) == 0:
             return None
         sel = np.isin(labels, ids) & (self.masks.small != self.masks.index(zone))

@@ -293,6 +293,10 @@ class TablePipeline:
         if evs and not self.khmer:
             self.market.new_hand(self._t)  # a call was judged: the next new market is a deal
         if evs and self.khmer:
+            assert self.khmer_table is not None
+            for ev in evs:  # for the dashboard: the sums as the camera sees them (the rules decide)
+                totals = self.khmer_table.totals(ev["hands"])
+                ev["meta"]["totals"] = {"table": totals["table"], "players": totals["players"]}
             self._await_deal, self._centre_quiet_t = True, None  # hands shown at close: deal over
             assert self.khmer_table is not None
             self.khmer_table.collecting = True
@@ -335,6 +339,10 @@ class TablePipeline:
         zones: dict[str, ZoneCards] = {}
         for name, f in self.filters.items():
             zones[name] = ZoneCards(name, f.cards, f.confidences, f.occluded)
+        for seat, st in self.reveals.seats.items():  # a reveal in progress: what is read so far
+            cards = st.hand or st.last or ()
+            conf = st.confidence or tuple(round(sum(st.conf.get(c, [0.0])) / max(1, len(st.conf.get(c, []))), 4) for c in cards)
+            zones[f"reveal:{seat}"] = ZoneCards(f"reveal:{seat}", tuple(cards), tuple(conf), self._runs.get(f"reveal:{seat}", _ZoneRun()).covered)
         if self.khmer_table is not None:
             # Stacked piles show only their top card: what they hold comes from the steals.
             for p, pile in self.khmer_table.piles.items():

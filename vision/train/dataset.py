@@ -68,8 +68,17 @@ def _run_chunk(job: Job) -> Path:
     # reused id would draw another deck's face, so the cache must not outlive the chunk.
     scene_mod._PYRAMIDS.clear()
     rng = np.random.default_rng(job.seed)
-    decks = [d.load() for d in job.decks]
-    family = {d.name: spec.family for d, spec in zip(decks, job.decks)}
+    decks, family = [], {}
+    for spec in job.decks:
+        try:
+            deck = spec.load()
+        except Exception as exc:  # noqa: BLE001 - one broken design must not stop a build
+            print(f"skipping deck {spec.name}: {type(exc).__name__}: {exc}", flush=True)
+            continue
+        decks.append(deck)
+        family[deck.name] = spec.family
+    if not decks:
+        raise RuntimeError(f"no deck of chunk {job.chunk} could be built: {[s.name for s in job.decks]}")
     out = Path(job.out)
     crops, rank, suit, up, fams, geom = [], [], [], [], [], []
     for k in range(job.scenes):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import tempfile
 import time
 from pathlib import Path
@@ -9,6 +10,7 @@ from typing import Any
 
 from fastapi import APIRouter
 from fastapi.responses import FileResponse
+from starlette.background import BackgroundTask
 
 from referee.server.deps import LiveDep, TableAccess
 from referee.server.errors import ERROR_RESPONSES, ApiError
@@ -112,9 +114,11 @@ async def undo(live: LiveDep) -> OutcomeOut:
 @router.get("/game/export", summary="Download the game log (JSONL: header, then one event per line)",
             response_class=FileResponse)
 async def export(live: LiveDep) -> FileResponse:
-    out = Path(tempfile.mkdtemp(prefix="referee-export-")) / f"game-{time.strftime('%Y%m%d-%H%M%S')}.jsonl"
+    folder = Path(tempfile.mkdtemp(prefix="referee-export-"))
+    out = folder / f"game-{time.strftime('%Y%m%d-%H%M%S')}.jsonl"
     await live.service.export(out)
-    return FileResponse(out, media_type="application/x-ndjson", filename=out.name)
+    return FileResponse(out, media_type="application/x-ndjson", filename=out.name,
+                        background=BackgroundTask(shutil.rmtree, folder, ignore_errors=True))
 
 
 @router.post("/game/new", summary="Start a new game; the current one is archived, never deleted")
