@@ -95,15 +95,15 @@ def accuracy(reader, decks: dict[str, list], frames: int, cascades: int, seed: i
         s = Score()
         for _ in range(frames):
             scene = random_scene(rng, ds, size=FRAME)
-            idx = reader.read_indices(scene.image)
-            s.add(score_frame(scene, reader.read(scene.image), idx))
+            det, idx = reader.read_with_indices(scene.image)
+            s.add(score_frame(scene, det, idx))
             bar.update()
         per[fam] = s
     fam_names = list(decks)
     for k in range(cascades):
         ds = decks[fam_names[k % len(fam_names)]]
         scene = cascade_scene(rng, ds[int(rng.integers(len(ds)))], FRAME)
-        casc.add(score_frame(scene, reader.read(scene.image), reader.read_indices(scene.image)))
+        casc.add(score_frame(scene, *reader.read_with_indices(scene.image)))
         bar.update()
     bar.close()
     overall = Score()

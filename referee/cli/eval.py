@@ -55,6 +55,14 @@ def run(args: argparse.Namespace) -> int:
                 from vision.evaluate.oracle import OracleReader
 
                 OracleReader(rec, int(rec.meta.get("frames") or 0))  # card truth on every frame?
+        if not args.oracle_reader:
+            from vision.reader.reader import CardReader
+            from vision.reader.runtime import ModelError
+
+            try:
+                CardReader.load(args.model)  # fail fast: a missing model is one line, not a traceback
+            except ModelError as exc:
+                raise CliError(f"{exc} (train one, pass --model DIR, or use --oracle-reader to measure the tracker alone)") from None
         opts = RunOptions(model_dir=args.model, tolerance_s=args.tolerance, progress=True, oracle=args.oracle_reader)
         recs = run_all(roots, opts, workers=args.workers)
     except DatasetError as exc:

@@ -27,7 +27,7 @@ def register(subparsers: Any) -> None:
     src.add_argument("--wav", type=Path, metavar="FILE", help="WAV file to listen to (any rate; resampled to 16 kHz mono)")
     src.add_argument("--mic", action="store_true", help="listen to this machine's microphone until Ctrl-C")
     p.add_argument("--names", default=DEFAULT_NAMES, help=f"players' spoken names, comma-separated (default {DEFAULT_NAMES})")
-    p.add_argument("--rules", default="kemps", help="kemps, kems or a rule-set name from configs/rules (default kemps)")
+    p.add_argument("--rules", default="kemps", help="kemps, kems, kemps:VARIANT or a variant name such as no_cut (default kemps)")
     p.add_argument("--config", type=Path, default=None, help="voice settings (default configs/voice.yaml)")
     p.add_argument("--json", action="store_true", help="print JSON lines instead of readable lines")
     p.set_defaults(func=run)

@@ -42,8 +42,8 @@ def register(subparsers: Any) -> None:
     p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
 
     im = sub.add_parser("images", help="render labelled table scenes (YOLO dataset)", description=_images.__doc__)
-    im.add_argument("--out", type=Path, required=True, help="output dataset directory (images/, labels/, quads/, data.yaml)")
-    im.add_argument("--count", type=int, required=True, help="number of scenes per split")
+    im.add_argument("--out", type=Path, help="output dataset directory (images/, labels/, quads/, data.yaml); required")
+    im.add_argument("--count", type=int, help="number of scenes per split; required")
     im.add_argument("--seed", type=int, default=0, help="random seed (same seed -> same bytes)")
     im.add_argument("--decks", help="comma-separated deck names (see --list-decks); 'procedural' = generated decks only")
     im.add_argument("--list-decks", action="store_true", help="print the installed decks with their split and exit")
@@ -100,6 +100,8 @@ def _images(args: argparse.Namespace) -> int:
         for n in names:
             print(f"{n}\t{split_of(load_deck(n).family)}")
         return 0
+    if args.out is None or args.count is None:
+        raise CliError("--out and --count are required (or use --list-decks)")
     if args.count <= 0:
         raise CliError(f"--count must be positive (got {args.count})")
     if args.workers <= 0:

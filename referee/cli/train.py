@@ -25,7 +25,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--stages", default="data,classifier,detector,export",
         help="comma-separated subset of data,classifier,detector,export (default: all, in order)",
     )  # fmt: skip
-    p.add_argument("--epochs", type=int, help="detector epochs (overrides the config)")
+    p.add_argument("--epochs", type=int, help="detector epochs (overrides the config, including its time budget)")
     p.add_argument("--classifier-epochs", type=int, help="classifier epochs (overrides the config)")
     p.add_argument("--imgsz", type=int, help="detector training tile size (overrides the config)")
     p.add_argument("--device", help="training device for the detector, e.g. cpu or 0 (overrides the config)")
@@ -52,8 +52,8 @@ def run(args: argparse.Namespace) -> int:
     if bad:
         raise CliError(f"unknown stage(s) {', '.join(bad)}; choose from {', '.join(STAGES)}")
     det = cfg.detector
-    if args.epochs is not None:
-        det = dataclasses.replace(det, epochs=args.epochs)
+    if args.epochs is not None:  # an explicit epoch count replaces the config's time budget
+        det = dataclasses.replace(det, epochs=args.epochs, hyp={k: v for k, v in det.hyp.items() if k != "time"})
     if args.imgsz is not None:
         det = dataclasses.replace(det, imgsz=args.imgsz)
     if args.device is not None:

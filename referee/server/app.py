@@ -145,6 +145,7 @@ def make_feed(settings: ServerSettings, live: LiveReferee, opener: SourceFactory
         on_script=live.on_recorded_call,
         source_name=(src.path.name if src.path is not None else str(src.spec)) if src.spec is not None else "test source",
         loop=src.loop,
+        live=src.camera is not None,
         realtime=src.realtime and src.camera is None,
         jpeg_quality=settings.jpeg_quality,
         max_stream_fps=settings.max_stream_fps,

@@ -97,6 +97,8 @@ class FrameFeed:
     _script_next: int = 0
     source_name: str | None = None
     loop: bool = False
+    live: bool = False  # a camera: reopened after a failure instead of giving up
+    retry_s: float = 5.0
     realtime: bool = True
     jpeg_quality: int = 70
     max_stream_fps: float = 12.0
@@ -181,15 +183,22 @@ class FrameFeed:
             self._script_next += 1
 
     def _run(self) -> None:
-        self.status.running = True
         self.status.source = self.source_name
-        try:
-            self._loop_frames()
-        except Exception as exc:  # shown on the dashboard; the game (buttons, phones) goes on
-            log.exception("frame feed stopped")
-            self.status.error = f"{type(exc).__name__}: {exc}"
-        finally:
-            self.status.running = False
+        while not self._stop.is_set():
+            self.status.running = True
+            try:
+                self._loop_frames()
+                return  # a file ended
+            except Exception as exc:  # shown on the dashboard; the game (buttons, phones) goes on
+                log.exception("frame feed stopped")
+                self.status.error = f"{type(exc).__name__}: {exc}"
+            finally:
+                self.status.running = False
+            if not self.live:
+                return
+            # A camera lost beyond capture's own retries: keep trying while the game goes on.
+            self.status.error += f" (retrying every {self.retry_s:.0f} s)"
+            self._stop.wait(self.retry_s)
 
     def _make_pipeline(self, fps: float) -> None:
         try:
@@ -208,6 +217,7 @@ class FrameFeed:
         next_push = 0.0
         window: list[float] = []
         for frame in self._frames():
+            self.status.error = None
             if self._pipeline is None and self.status.reader == "not started":
                 self._make_pipeline(self.source_fps)
             self.last_t = frame.t

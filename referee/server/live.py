@@ -147,7 +147,13 @@ class LiveReferee:
                 self.reveal.seats.append(seat)
 
     def on_recorded_call(self, event: dict[str, Any]) -> None:
-        """--demo: a call the recorded players made, replayed at its time (camera thread)."""
+        """--demo: a call the recorded players made, replayed at its time (camera thread).
+
+        Only while the camera reads cards: without a reader the referee has no hand to judge.
+        """
+        if self.feed is None or self.feed.status.reader != "ok":
+            return
+
         def call() -> None:
             asyncio.ensure_future(self.call(str(event["call"]), str(event["by"]), event.get("target"), "recording"))
 

@@ -92,18 +92,23 @@ function renderHeard() {
   for (const h of ui.state.heard || []) {
     const label = `${t("heard")}: ${t(h.call)}${h.target ? " " + h.target : ""}?`;
     const item = el("div", { class: "heard-item", "data-heard": h.id }, el("strong", { text: label }));
-    const confirm = (by, target) => act(() => api(`/api/voice/heard/${h.id}/confirm`, { method: "POST", body: { by, target: target || h.target || null } }));
+    const confirm = async (by, target) => {
+      const out = await act(() => api(`/api/voice/heard/${h.id}/confirm`, { method: "POST", body: { by, target: target || h.target || null } }));
+      if (out && !out.accepted) toast(out.reason || "refused", false);
+    };
     const by = h.by || ui.caller;
     if (h.call === "cut" && !h.target) {
       // "Stop Kemps!" names nobody: the caller (who spoke, or the selected seat) picks the accused.
       item.append(el("span", { class: "muted", text: `${by} → ${t("who")}` }));
       for (const p of players().filter((x) => !teamOf(by).includes(x))) {
-        item.append(el("button", { class: "btn-cut", text: `${t("cut")} ${p}`, onclick: () => confirm(by, p) }));
+        item.append(el("button", { class: "btn-cut", "data-confirm": p, text: `${t("cut")} ${p}`, onclick: () => confirm(by, p) }));
       }
-    } else if (h.by) item.append(el("button", { class: "primary", text: "✓ " + h.by, onclick: () => confirm(h.by) }));
+    } else if (h.by) item.append(el("button", { class: "primary", "data-confirm": h.by, text: "✓ " + h.by, onclick: () => confirm(h.by) }));
     else {
       item.append(el("span", { class: "muted", text: t("who") }));
-      for (const p of players()) item.append(el("button", { text: p, onclick: () => confirm(p) }));
+      // A Cut is called by a rival of the player it names.
+      const callers = h.target ? players().filter((p) => !teamOf(h.target).includes(p)) : players();
+      for (const p of callers) item.append(el("button", { "data-confirm": p, text: p, onclick: () => confirm(p) }));
     }
     item.append(el("button", { class: "ghost", text: "✕", onclick: () => act(() => api(`/api/voice/heard/${h.id}`, { method: "DELETE" })) }));
     box.append(item);

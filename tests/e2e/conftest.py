@@ -56,8 +56,10 @@ class Server:
         self.base = f"http://127.0.0.1:{self.port}"
 
     def start(self, timeout: float = 60.0) -> Server:
+        voice = "+voice" in self.args  # test marker: keep the microphone endpoint on
+        args = [a for a in self.args if a != "+voice"]
         cmd = [sys.executable, "-m", "referee", "serve", "--db", str(self.db), "--port", str(self.port),
-               "--join-code", CODE, "--no-voice", *self.args]
+               "--join-code", CODE, *([] if voice else ["--no-voice"]), *args]
         self.log = self.log_path.open("ab")
         self.proc = subprocess.Popen(cmd, cwd=REPO, stdout=self.log, stderr=subprocess.STDOUT,
                                      env={**os.environ, "PYTHONUNBUFFERED": "1"})
@@ -88,16 +90,22 @@ class Server:
         return http("POST", self.base + path, body if body is not None else {})
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
+@pytest.fixture(scope="session")
+def playwright() -> Iterator[Any]:
+    """One Playwright driver per test run (the sync API allows only one at a time)."""
     if not CHROMIUM.exists():
         pytest.skip("Debian chromium not installed (bash scripts/install.sh --dev)")
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
+        yield p
+
+
+@pytest.fixture(scope="module")
+def browser(playwright: Any) -> Iterator[Any]:
+    b = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+    yield b
+    b.close()
 
 
 @pytest.fixture

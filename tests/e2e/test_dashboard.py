@@ -307,3 +307,47 @@ def test_market_cards_read_from_the_recording_appear(browser, server_factory):
     page.click("#btn-confirm-reveal")
     page.wait_for_selector(".team[data-team='N+S'] .letter.got")
     assert page.js_errors == []
+
+
+def test_spoken_calls_from_the_browser_microphone(playwright, server_factory, tmp_path: Path):
+    """Chromium's fake microphone plays the committed voice fixture through the dashboard's
+    AudioWorklet (referee/web/voice) to /ws/mic; the calls it hears appear for a tap."""
+    pytest.importorskip("pocketsphinx")
+    from .conftest import CHROMIUM, CHROMIUM_ARGS
+
+    wav = REPO / "tests" / "fixtures" / "voice" / "kemps_calls.wav"
+    if not wav.exists() or not CHROMIUM.exists():
+        pytest.skip("no voice fixture or no chromium")
+    server = server_factory(["+voice"])
+    args = [*CHROMIUM_ARGS, "--use-fake-device-for-media-stream", "--use-fake-ui-for-media-stream",
+            f"--use-file-for-fake-audio-capture={wav}"]
+    browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=args)
+    try:
+        run_microphone_flow(browser, server)
+    finally:
+        browser.close()
+
+
+def run_microphone_flow(browser, server) -> None:
+    context = browser.new_context(permissions=["microphone"])
+    page = context.new_page()
+    page.set_default_timeout(60_000)
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(server.base + "/")
+    page.wait_for_selector("#conn.on")
+    page.click("#btn-mic")
+    page.wait_for_selector(".heard-item", timeout=90_000)
+    shot(page, "voice")
+    heard = server.get("/api/state")["heard"]
+    assert heard and all(h["call"] in ("kemps", "cut") for h in heard)
+    # One tap on the caller sends it to the referee (here before a deal: refused, and said so).
+    page.locator(".heard-item button[data-confirm]").first.click()
+    page.wait_for_function("document.querySelector('#toast').textContent.length > 0")
+    for _ in range(50):
+        calls = server.get("/api/calls")["calls"]
+        if calls:
+            break
+        page.wait_for_timeout(200)
+    assert calls and calls[0]["source"] == "voice" and calls[0]["audio_t"] > 0
+    assert errors == []

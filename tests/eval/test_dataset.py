@@ -108,3 +108,10 @@ def test_game_mismatch(tmp_path: Path) -> None:
     (root / "meta.json").write_text(json.dumps(meta))
     with pytest.raises(DatasetError, match="differs from the truth header"):
         load_recording(root)
+
+
+def test_missing_model_is_one_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = make_recording(tmp_path / "r1")
+    code = main(["eval", str(root), "--out", str(tmp_path / "rep"), "--model", str(tmp_path / "no-model")])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and "no-model" in err and len(err.splitlines()) == 1, err

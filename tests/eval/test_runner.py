@@ -158,3 +158,23 @@ def test_real_tracker_runs_end_to_end(tmp_path: Path) -> None:
     assert s["reader"] == "oracle" and s["card_f1"] == 1.0 and s["market_accuracy"] is None  # Khmer: no market
     for key in ("event_f1", "outcome_accuracy"):
         assert 0.0 <= s[key] <= 1.0
+
+
+def test_parallel_workers_give_the_serial_figures(tmp_path: Path) -> None:
+    from vision.evaluate.dataset import write_manifest
+    from vision.sim import video_cli
+
+    parser = argparse.ArgumentParser()
+    video_cli.add_arguments(parser)
+    for game, seed in (("kemps", 181), ("khmer", 12)):
+        args = parser.parse_args(["--game", game, "--minutes", "0.3", "--seed", str(seed), "--out", str(tmp_path / "ds" / game),
+                                  "--fps", "4", "--size", "480x270", "--decks", "procedural:2000001", "--card-every", "0"])  # fmt: skip
+        assert video_cli.run(args) == 0
+    write_manifest(tmp_path / "ds")
+    summaries = []
+    for workers in ("1", "2"):
+        out = tmp_path / f"rep{workers}"
+        assert main(["eval", str(tmp_path / "ds"), "--out", str(out), "--oracle-reader", "--workers", workers]) == 0
+        s = json.loads((out / "metrics.json").read_text())["summary"]
+        summaries.append({k: v for k, v in s.items() if k not in ("fps", "real_time_factor")})
+    assert summaries[0] == summaries[1] and summaries[0]["recordings"] == 2

@@ -290,10 +290,41 @@ def test_demo_replays_the_recorded_calls_at_their_time(make_client, tmp_path: Pa
     calls = ((1.0, (("by", "W"), ("call", "cut"), ("target", "N"), ("type", "call"))),)
     source = VideoSource(path=video, calls=calls)
     with make_client(source=source, app_kwargs={"pipeline_factory": lambda s, layout, fps: pipeline}) as client:
-        for _ in range(100):
+        for _ in range(200):
             history = client.get("/api/calls").json()["calls"]
-            if history:
+            if history and history[0]["judged"]:
                 break
             client.portal.call(asyncio.sleep, 0.05)
         assert [(c["source"], c["by"], c["call"], c["target"]) for c in history] == [("recording", "W", "cut", "N")]
+        assert history[0]["accepted"], history
         assert client.get("/api/game").json()["awaiting"]["seats"] == ["N"]
+
+
+def test_a_lost_camera_is_reported_and_reopened(make_client, tmp_path: Path):
+    """The camera source fails once; the feed says so, waits, reopens; the game goes on."""
+    from vision.capture import CameraLostError, open_source
+
+    from referee.server.feed import FrameFeed
+
+    video = write_recording(tmp_path / "clip.mp4", frames=4)
+    opened: list[int] = []
+
+    def flaky() -> Any:
+        opened.append(1)
+        if len(opened) == 1:
+            raise CameraLostError("camera 0 lost and not back after 5 attempts")
+        return open_source(str(video))
+
+    seen: list[bytes] = []
+    feed = FrameFeed(open_source=flaky, pipeline_factory=lambda fps: None, on_events=lambda e, t: None,
+                     on_frame=lambda packet, overlay: seen.append(packet), on_table=lambda t: None,
+                     source_name="0", live=True, retry_s=0.2, realtime=False)
+    feed.start()
+    import time as _time
+
+    deadline = _time.monotonic() + 20
+    while _time.monotonic() < deadline and not seen:
+        _time.sleep(0.05)
+    feed.stop()
+    assert len(opened) >= 2 and seen  # reopened, frames flowed again
+    assert feed.status.error is None

@@ -191,3 +191,16 @@ def test_live_pacing_keeps_a_slow_reader_within_its_share() -> None:
     # at most one 50 ms read per 100 ms of video, and the reveal still completes
     assert Slow.calls <= 2.3 * 10 + 2
     assert [e["type"] for e in d.events] == ["deal", "reveal"]
+
+
+def test_seats_follow_the_header_players() -> None:
+    from vision.tracker.layout import LayoutError
+
+    lay = load_layout("kemps-4")
+    pipe = TablePipeline(lay, TruthReader(Scene(lay)), {"game": "kems", "players": ["A", "B", "C", "D"]}, 30.0)
+    assert list(pipe.layout.seats) == ["A", "B", "C", "D"]  # by order when the names differ
+    assert pipe.layout.seats["A"].at == lay.seats["S"].at
+    with pytest.raises(LayoutError, match="has seats S, W, N, E but the game has players"):
+        TablePipeline(lay, TruthReader(Scene(lay)), {"game": "kemps", "players": list("ABCDEF")}, 30.0)
+    with pytest.raises(LayoutError, match="no reveal area for seat"):
+        pipe.request_reveal(["Z"], 1.0)

@@ -80,3 +80,13 @@ def test_fresh_simulator_recording_with_oracle_reads(game: str, tmp_path: Path) 
     assert out["referee_rejected"] == [], out["referee_rejected"][:3]
     assert out["event_f1"] >= 0.95, json.dumps({"missed": out["missed"], "extra": out["extra"]})
     assert out["latency_median_s"] is None or out["latency_median_s"] <= 0.5
+
+
+@pytest.mark.skipif(not SAMPLES or not MODEL.is_file(), reason="needs datasets/samples recordings and the shipped model")
+def test_watch_prints_json_lines(capsys: pytest.CaptureFixture[str]) -> None:
+    from referee.cli.main import main
+
+    assert main(["watch", str(SAMPLES[0]), "--json", "--max-seconds", "15"]) == 0
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert lines and all("type" in ev and "t" in ev for ev in lines)
+    assert [ev["t"] for ev in lines] == sorted(ev["t"] for ev in lines)

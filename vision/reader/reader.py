@@ -142,6 +142,12 @@ class CardReader:
         roi: (x1, y1, x2, y2) to read only that part (a zone crop); results are shifted back.
         two_decks: keep up to two cards of the same identity (two-deck games).
         """
+        return self.read_with_indices(image_bgr, roi, two_decks)[0]
+
+    def read_with_indices(
+        self, image_bgr: np.ndarray, roi: tuple[int, int, int, int] | None = None, two_decks: bool = False
+    ) -> tuple[CardDetections, list[IndexObs]]:
+        """`read`, plus the classified indices it grouped (in full-image px)."""
         image = _check_image(image_bgr)
         dx = dy = 0
         if roi is not None:
@@ -151,10 +157,16 @@ class CardReader:
             if x2 - x1 < 2 or y2 - y1 < 2:
                 raise ValueError(f"roi {roi} is empty inside a {image.shape[1]}×{image.shape[0]} image")
             image, dx, dy = image[y1:y2, x1:x2], x1, y1
-        groups = [g for g in group_indices(self.read_indices(image), self.meta.geometry, two_decks)
-                  if g.confidence >= self.meta.min_card_p]
+        indices = self.read_indices(image)
+        groups = [g for g in group_indices(indices, self.meta.geometry, two_decks) if g.confidence >= self.meta.min_card_p]
+        if dx or dy:
+            for o in indices:
+                o.box = (o.box[0] + dx, o.box[1] + dy, o.box[2] + dx, o.box[3] + dy)
+            shift = np.array([dx, dy], np.float32)
+            for g in groups:
+                g.quad = None if g.quad is None else g.quad + shift
         if not groups:
-            return CardDetections.empty()
+            return CardDetections.empty(), indices
         quads = np.stack([g.quad if g.quad is not None else _box_quad(g.xyxy) for g in groups])
         det = CardDetections(
             xyxy=np.array([g.xyxy for g in groups], np.float32),
@@ -163,7 +175,7 @@ class CardReader:
             index_boxes=[g.index_boxes for g in groups],
             quads=quads,
         )
-        return det.offset(dx, dy) if (dx or dy) else det
+        return det, indices
 
 
 def _box_quad(box: tuple[float, float, float, float]) -> np.ndarray:

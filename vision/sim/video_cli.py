@@ -68,12 +68,12 @@ def heldout_deck_names() -> list[str]:
         return []
 
 
-def choose_deck(spec: str | None, seed: int) -> Any:
-    """The DeckArt to render with (see --decks)."""
+def choose_deck(spec: str | None, seed: int, game: str = "") -> Any:
+    """The DeckArt to render with (see --decks); the pick depends on the game and seed."""
     from vision.synth.decks import load_deck, load_decks
     from vision.synth.procedural import make_procedural_deck
 
-    rng = random.Random(seed)
+    rng = random.Random(f"{game}-{seed}")
     if spec is None:
         for name in rng.sample(sorted(heldout_deck_names()), k=len(heldout_deck_names())):
             deck = load_deck(name)
@@ -100,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
         raise CliError("--fps must be in (0, 60]")
     try:
         size = parse_size(args.size)
-        deck = choose_deck(args.decks, args.seed)
+        deck = choose_deck(args.decks, args.seed, args.game)
     except (ValueError, RuntimeError) as exc:  # DeckArtError is a RuntimeError
         raise CliError(str(exc)) from None
     out = Path(args.out)

@@ -19,7 +19,15 @@ from vision.synth.decks import DeckArt
 
 SPLITS: tuple[str, ...] = ("train", "val", "test")
 
-# Designs held out of training (family names as in render_cache.CATALOGUE).
+# Every catalogue family is placed by hand (render_cache.CATALOGUE): four-colour, French-
+# letter and Cyrillic designs exist on each side. Only families added later are hashed.
+TRAIN_FAMILIES: frozenset[str] = frozenset(
+    {
+        "ancient-french", "anglo", "anglo-modern", "atlasnye", "bellot", "bonded", "dondorf",
+        "guyenne", "jolly-royal", "kde-standard", "orell", "ornamental", "paris", "penguins",
+        "plastic", "rheinland", "simplistic", "slavic-costumes", "tarocco", "tigullio", "xskat-french",
+    }
+)
 VAL_FAMILIES: frozenset[str] = frozenset({"tango", "nicu-white", "berlin", "kennard"})
 TEST_FAMILIES: frozenset[str] = frozenset({"neoclassical", "ancient-egyptians", "oxygen", "lattmann", "aguilar"})
 
@@ -40,6 +48,8 @@ def family_split(family: str) -> str:
         for split, seeds in PROCEDURAL_SEEDS.items():
             if seed in seeds:
                 return split
+    if family in TRAIN_FAMILIES:
+        return "train"
     if family in VAL_FAMILIES:
         return "val"
     if family in TEST_FAMILIES:
