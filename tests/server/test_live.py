@@ -328,3 +328,48 @@ def test_a_lost_camera_is_reported_and_reopened(make_client, tmp_path: Path):
     feed.stop()
     assert len(opened) >= 2 and seen  # reopened, frames flowed again
     assert feed.status.error is None
+
+
+class RevealingPipeline(ScriptedPipeline):
+    """After the referee asks for a reveal, 'reads' the given hands one frame later (a test
+    double for the tracker's reveal reader, in its event format)."""
+
+    def __init__(self, script: list[tuple[float, dict[str, Any]]], hands: dict[str, list[str]]) -> None:
+        super().__init__(script)
+        self.hands = hands
+
+    def process(self, frame: Any) -> Step:
+        step = super().process(frame)
+        if self.reveal_requests and self.hands:
+            seats = self.reveal_requests[-1]
+            meta = {"cards": {s: self.hands[s] for s in seats}, "confidence": {s: [0.9] * 4 for s in seats}}
+            step.events.append({"type": "reveal", "hands": meta["cards"], "source": "vision", "meta": meta, "t": frame.t})
+            self.hands = {}
+        return step
+
+
+def test_camera_reveal_is_a_draft_until_confirmed(make_client, tmp_path: Path):
+    from referee.server.settings import VideoSource
+
+    video = write_recording(tmp_path / "clip.mp4", frames=48)
+    pipeline = RevealingPipeline([(0.1, {"type": "deal", "market": ["7C", "KD", "3S", "4H"], "t": 0.1})],
+                                 {"E": ["9C", "9D", "9H", "9S"]})
+    with make_client(source=VideoSource(path=video), app_kwargs={"pipeline_factory": lambda s, layout, fps: pipeline}) as client:
+        for _ in range(100):
+            if client.get("/api/game").json()["view"]["phase"] == "play":
+                break
+            client.portal.call(asyncio.sleep, 0.05)
+        client.post("/api/calls", json={"call": "cut", "by": "N", "target": "E"})
+        for _ in range(100):
+            reveal = client.get("/api/state").json()["reveal"]
+            if reveal and reveal["hands"]["E"]:
+                break
+            client.portal.call(asyncio.sleep, 0.05)
+        assert reveal["hands"]["E"] == ["9C", "9D", "9H", "9S"] and reveal["confidence"]["E"] == [0.9] * 4
+        assert client.get("/api/game").json()["awaiting"]["kind"] == "reveal"  # not judged by itself
+        # A person corrects one card, then confirms: the correction wins over the camera.
+        client.post("/api/reveal/correct", json={"seat": "E", "cards": ["9C", "9D", "9H", "2S"]})
+        r = client.post("/api/reveal/confirm", json={})
+        assert r.status_code == 200
+        standings = {"+".join(s["team"]): s["letters"] for s in client.get("/api/game").json()["standings"]}
+        assert standings == {"N+S": "K", "E+W": ""}  # no Kemps after the correction: the Cut was wrong
