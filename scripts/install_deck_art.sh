@@ -3,20 +3,22 @@
 # used by `referee synth` (vision/synth). The art is third-party: it is never committed,
 # only installed and rendered here. See datasets/SYNTH.md.
 #
-#   bash scripts/install_deck_art.sh [--force] [--only NAME,...]
+#   bash scripts/install_deck_art.sh [--force] [--rerender] [--only NAME,...]
 #
-# Cache: $KEMPS_DECK_CACHE, default ~/.cache/kemps-referee/decks; npm packages and
-# extracted .debs go beside it (<cache>/../npm, <cache>/../pkgs). Idempotent: packages
+# Cache: $KEMPS_DECK_CACHE, default ~/.cache/kemps-referee/decks; npm packages, raw renders and
+# extracted .debs go beside it (<cache>/../{npm,raw,pkgs}). Idempotent: packages
 # already present are not fetched again and decks already rendered are skipped
-# (--force re-renders them).
+# (--force rebuilds them from the kept raw renders: trim, resize, index geometry;
+# --rerender also rasterises the SVGs again).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 FORCE=(); ONLY=()
 while (($#)); do
   case "$1" in
     --force) FORCE=(--force) ;;
+    --rerender) FORCE=(--rerender) ;;
     --only) ONLY=(--only "$2"); shift ;;
-    -h|--help) sed -n 2,12p "$0"; exit 0 ;;
+    -h|--help) sed -n 2,11p "$0"; exit 0 ;;
     *) echo "install_deck_art.sh: unknown option $1 (try --help)" >&2; exit 2 ;;
   esac
   shift

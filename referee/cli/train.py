@@ -27,6 +27,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     )  # fmt: skip
     p.add_argument("--epochs", type=int, help="detector epochs (overrides the config, including its time budget)")
     p.add_argument("--classifier-epochs", type=int, help="classifier epochs (overrides the config)")
+    p.add_argument("--classifier-init", help="continue the classifier from this checkpoint (classifier_last.pt)")
+    p.add_argument("--classifier-lr", type=float, help="classifier peak learning rate (overrides the config)")
     p.add_argument("--imgsz", type=int, help="detector training tile size (overrides the config)")
     p.add_argument("--device", help="training device for the detector, e.g. cpu or 0 (overrides the config)")
     p.add_argument("--workers", type=int, help="processes rendering synthetic scenes (overrides the config)")
@@ -63,6 +65,12 @@ def run(args: argparse.Namespace) -> int:
     cls_cfg = cfg.classifier
     if args.classifier_epochs is not None:
         cls_cfg = dataclasses.replace(cls_cfg, epochs=args.classifier_epochs)
+    if args.classifier_init is not None:
+        if not Path(args.classifier_init).is_file():
+            raise CliError(f"classifier checkpoint not found: {args.classifier_init}")
+        cls_cfg = dataclasses.replace(cls_cfg, init=args.classifier_init)
+    if args.classifier_lr is not None:
+        cls_cfg = dataclasses.replace(cls_cfg, lr=args.classifier_lr)
     data = cfg.data
     if args.workers is not None:
         data = dataclasses.replace(data, workers=args.workers)

@@ -139,6 +139,12 @@ def load_decks(names: list[str] | None = None, cache_dir: str | Path | None = No
         raise DeckArtError(f"no deck art installed in {root}; {INSTALL_HINT}")
     wanted = have if names is None else list(names)
     unknown = [n for n in wanted if n not in have]
+    unusable = [n for n in unknown if n in available_decks(root, include_unusable=True)]
+    if unusable:
+        reasons = [json.loads((root / n / "deck.json").read_text()).get("unusable_reason", "") for n in unusable]
+        raise DeckArtError(
+            "deck(s) not usable for labels: " + ", ".join(f"{n} ({r})" for n, r in zip(unusable, reasons)) + f"; usable: {', '.join(have)}"
+        )
     if unknown:
         raise DeckArtError(f"unknown deck(s) {', '.join(unknown)}; available: {', '.join(have)}")
     return [load_deck(n, root) for n in wanted]

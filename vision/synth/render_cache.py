@@ -330,9 +330,12 @@ def main(argv: list[str] | None = None) -> int:
         if only and src.name not in only:
             continue
         meta = cache / src.name / "deck.json"
-        if not (a.force or a.rerender) and meta.exists() and json.loads(meta.read_text()).get("cache_version") == CACHE_VERSION:
-            results.append({"deck": src.name, "status": "cached"})
-            continue
+        if not (a.force or a.rerender) and meta.exists():
+            info = json.loads(meta.read_text())
+            if info.get("cache_version") == CACHE_VERSION:
+                usable_ = info.get("usable", True)
+                results.append({"deck": src.name, "status": "cached" if usable_ else "unusable", "why": info.get("unusable_reason", "")})
+                continue
         try:
             r = build_deck(src, art_root, cache, a.rerender)
         except Exception as exc:  # noqa: BLE001 - one bad deck must not stop the others

@@ -137,25 +137,28 @@ class RenderedScene:
 
 
 # ---------------------------------------------------------------- deck image cache
-_PYRAMIDS: OrderedDict[tuple[int, str], list[np.ndarray]] = OrderedDict()
+_PYRAMIDS: OrderedDict[tuple[int, str], tuple[np.ndarray, list[np.ndarray]]] = OrderedDict()
 PYRAMID_CACHE = 1200  # entries (~0.35 MB each): bounded, the full catalogue has ~2500 faces
 
 
 def _pyramid(deck: DeckArt, key: str) -> list[np.ndarray]:
-    """Premultiplied BGRA uint8 face at full, 1/2, 1/4 size (no aliasing when shrinking)."""
-    k = (id(deck), key)
-    pyr = _PYRAMIDS.get(k)
-    if pyr is not None:
-        _PYRAMIDS.move_to_end(k)
-        return pyr
+    """Premultiplied BGRA uint8 face at full, 1/2, 1/4 size (no aliasing when shrinking).
+
+    Cached by the source array's identity; the entry keeps that array alive, so an id
+    cannot be reused by another deck's image while it is cached."""
     rgba = deck.back if key == "__back__" else deck.faces[key]
+    k = (id(rgba), key)
+    hit = _PYRAMIDS.get(k)
+    if hit is not None and hit[0] is rgba:
+        _PYRAMIDS.move_to_end(k)
+        return hit[1]
     bgra = cv2.cvtColor(rgba, cv2.COLOR_RGBA2BGRA)
     bgra = cv2.multiply(bgra, np.dstack([bgra[..., 3]] * 3 + [np.full(bgra.shape[:2], 255, np.uint8)]), scale=1 / 255.0)
     pyr = [bgra]
     for _ in range(2):
         h, w = pyr[-1].shape[:2]
         pyr.append(cv2.resize(pyr[-1], (max(1, w // 2), max(1, h // 2)), interpolation=cv2.INTER_AREA))
-    _PYRAMIDS[k] = pyr
+    _PYRAMIDS[k] = (rgba, pyr)
     while len(_PYRAMIDS) > PYRAMID_CACHE:
         _PYRAMIDS.popitem(last=False)
     return pyr

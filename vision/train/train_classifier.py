@@ -30,6 +30,7 @@ class ClassifierConfig:
     width: int = 16
     threads: int = 2
     seed: int = 0
+    init: str | None = None  # continue from a checkpoint (classifier_last.pt) instead of scratch
 
 
 @dataclass(slots=True)
@@ -114,6 +115,8 @@ def train_classifier(train: CropSet, val: CropSet | None, cfg: ClassifierConfig,
     gen = torch.Generator().manual_seed(cfg.seed)
     rng = np.random.default_rng(cfg.seed)
     model = IndexNet(len(RANKS), len(SUITS), cfg.width, cfg.size)
+    if cfg.init:
+        model.load_state_dict(torch.load(cfg.init, map_location="cpu", weights_only=True)["model"])
     opt = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
     steps = cfg.epochs * math.ceil(len(train) / cfg.batch)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=cfg.lr, total_steps=max(steps, 1), pct_start=0.15)
