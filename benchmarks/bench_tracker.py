@@ -87,7 +87,7 @@ def bench_recording(
 
     from vision.evaluate import metrics as M
     from vision.evaluate.dataset import load_recording
-    from vision.evaluate.runner import Referee, _layout_ref
+    from vision.evaluate.runner import Referee, _layout_ref, truth_outcome
     from vision.tracker.layout import load_layout
     from vision.tracker.pipeline import TablePipeline
 
@@ -168,12 +168,22 @@ def bench_recording(
         "event_recall": round(scores["recall"], 4),
         "latency_median_s": scores["latency_median_s"],
         "reveals": M.reveal_accuracy(truth, pred, 1.0),
+        "outcomes": _outcomes(rec, ref, M, truth_outcome) if max_s is None else None,
         "by_type": {k: {"f1": round(v["f1"], 3), "truth": v["truth"], "pred": v["pred"]} for k, v in scores["by_type"].items()},
         "missed": scores["missed"],
         "extra": scores["extra"],
         "notices": notices,
         "referee_rejected": ref.rejected,
     }
+
+
+def _outcomes(rec: Any, ref: Any, M: Any, truth_outcome: Any) -> dict[str, Any]:
+    """Calls and Khmer closes decided as in the truth (letters, points, sums, winners)."""
+    injected = [e for e in rec.events if e["type"] in M.INJECTED_TYPES and e["t"] > (rec.meta.get("frames", 0) / rec.fps)]
+    for ev in injected:  # calls after the last frame still reach the referee
+        ref.apply(ev)
+    results, standings, _ = truth_outcome(rec)
+    return M.outcome_accuracy(results, ref.results, standings, ref.standings())
 
 
 def bench_drawn(seconds: float) -> dict[str, Any]:

@@ -41,7 +41,9 @@ TUNE_VOICES = ("awb", "slt")
 TEST_VOICES = ("kal16", "rms")
 MATCH_BEFORE_S, MATCH_AFTER_S = 0.3, 0.6
 FEED_MS = 20
-FA_BUDGET_2 = 0.1  # false two-word calls per minute allowed per phrase while tuning
+FA_BUDGET_DIRECT = 0.1  # false direct two-word calls per minute per phrase (tune chatter)
+FA_CAP_TWO_WORD = 1.0  # false provisional two-word prompts per minute per phrase
+FA_CAP_ONE_WORD = 6.0  # false one-word prompts per minute per phrase
 
 
 @dataclass
@@ -97,13 +99,11 @@ def permissive(config: VoiceConfig) -> VoiceConfig:
 
 
 def norm_score(c: _Candidate, config: VoiceConfig) -> float:
-    """Score on the scale of the template's base threshold (names scale thresholds)."""
-    f = math.log(c.phrase.threshold) / math.log(config.thresholds[c.phrase.template])
-    return c.score / f
+    return c.score
 
 
 def tune(streams: list, babble: np.ndarray, config: VoiceConfig, conditions: list, cache: Path,
-         reuse: bool = False) -> dict[str, float]:
+         reuse: bool = False) -> tuple[dict, dict]:
     saved = cache / "tune-scores.json"
     if reuse and saved.is_file():
         data = json.loads(saved.read_text())
@@ -141,8 +141,10 @@ def collect_tuning_scores(streams: list, babble: np.ndarray, config: VoiceConfig
     return dict(det), dict(fa), chatter_min / 2  # both games ran on the same chatter
 
 
-def pick_thresholds(config: VoiceConfig, det: dict, fa: dict, per_game_min: float) -> dict[str, float]:
+def pick_thresholds(config: VoiceConfig, det: dict, fa: dict, per_game_min: float) -> tuple[dict, dict]:
+    """Detection thresholds for every phrase, `direct` thresholds for two-word phrases."""
     chosen: dict[str, float] = {}
+    direct: dict[str, float] = {}
     print(f"\ntuning on {', '.join(TUNE_VOICES)}: {per_game_min:.1f} min of chatter per game")
     grid = [10.0 ** e for e in range(-60, 81)]
     for key in config.thresholds:
@@ -154,10 +156,16 @@ def pick_thresholds(config: VoiceConfig, det: dict, fa: dict, per_game_min: floa
             d = sum(s >= lt for s in scores) / max(1, len(scores))
             f = sum(s >= lt for s in false) / max(per_game_min, 1e-9)
             rows.append((thr, d, f))
-        i = _pick(key, rows)
+        i = _pick_detect(key, rows)
         chosen[key] = rows[i][0]
-        print(f"  {key:14s} -> {rows[i][0]:.0e}  (tune: detected {rows[i][1]:.0%}, {rows[i][2]:.2f} false/min)")
-    return chosen
+        line = f"  {key:14s} detect {rows[i][0]:.0e} (tune: {rows[i][1]:.0%}, {rows[i][2]:.2f} false/min)"
+        if not one_word(key):
+            ok = [j for j, (t, d, f) in enumerate(rows) if f <= FA_BUDGET_DIRECT]
+            j = max(i, min(ok)) if ok else len(rows) - 1
+            direct[key] = rows[j][0]
+            line += f"  direct {rows[j][0]:.0e} (tune: {rows[j][1]:.0%}, {rows[j][2]:.2f} false/min)"
+        print(line)
+    return chosen, direct
 
 
 def _cluster_scores(items: list[tuple[float, float, float]]) -> list[tuple[float, float]]:
@@ -174,17 +182,18 @@ def _cluster_scores(items: list[tuple[float, float, float]]) -> list[tuple[float
     return out
 
 
-def _pick(key: str, rows: list[tuple[float, float, float]]) -> int:
-    """Index into rows (thresholds ascending). Two-word: the most permissive threshold
-    with at most FA_BUDGET_2 false/min in tune chatter.
-    One-word: the strictest threshold still detecting >= 92 % of tune calls."""
-    if one_word(key):
-        ok = [i for i, (t, d, f) in enumerate(rows) if d >= 0.92]
-        if ok:
-            return max(ok)
-        return max(range(len(rows)), key=lambda i: rows[i][1] - 0.02 * rows[i][2])
-    ok = [i for i, (t, d, f) in enumerate(rows) if f <= FA_BUDGET_2]
-    return min(ok) if ok else len(rows) - 1
+def _pick_detect(key: str, rows: list[tuple[float, float, float]]) -> int:
+    """Index into rows (thresholds ascending): the strictest threshold still detecting
+    >= 92 % of tune calls, unless that lets through more than the false-alarm cap for
+    confirmation prompts (a prompt every few seconds is useless): then the loosest
+    threshold within the cap."""
+    cap = FA_CAP_ONE_WORD if one_word(key) else FA_CAP_TWO_WORD
+    ok = [i for i, (t, d, f) in enumerate(rows) if d >= 0.92]
+    i = max(ok) if ok else 0
+    if rows[i][2] <= cap:
+        return i
+    within = [j for j, (t, d, f) in enumerate(rows) if f <= cap]
+    return min(within) if within else len(rows) - 1
 
 
 # -- evaluation --------------------------------------------------------------------------
@@ -200,11 +209,12 @@ def evaluate(streams: list, babble: np.ndarray, config: VoiceConfig, voices: tup
             res = run_stream(audio_pcm, game, config)
             cpu += res.cpu_s
             audio += res.audio_s
-            row = table.setdefault((game, cname), {"det": defaultdict(list), "lat": [], "fa2": 0, "fa1": 0, "min": 0.0, "confusions": 0})
+            row = table.setdefault((game, cname), {"det": defaultdict(list), "lat": [], "fa_direct": 0, "fa_prompt": 0, "fa_prompt2": 0, "min": 0.0, "confusions": 0})
             if st.kind == "chatter":
                 row["min"] += res.audio_s / 60
                 for c, _ in res.calls:
-                    row["fa1" if c.provisional else "fa2"] += 1
+                    two = len(c.phrase.split()) > 1
+                    row["fa_direct" if not c.provisional else ("fa_prompt2" if two else "fa_prompt")] += 1
                 continue
             used: set[int] = set()
             for t in st.truths:
@@ -213,7 +223,7 @@ def evaluate(streams: list, babble: np.ndarray, config: VoiceConfig, voices: tup
                     if i not in used and _matches(t, c.call, c.target, c.t_start or c.t, c.t):
                         hit = (i, c, when)
                         break
-                row["det"][t.key].append(hit is not None)
+                row["det"][t.key].append((hit is not None, hit is not None and not hit[1].provisional))
                 if hit:
                     used.add(hit[0])
                     row["lat"].append(hit[2] - t.end)
@@ -224,29 +234,37 @@ def evaluate(streams: list, babble: np.ndarray, config: VoiceConfig, voices: tup
     return table
 
 
+def _pct(v: list[bool]) -> str:
+    return f"{sum(v) / len(v):.0%}" if v else "-"
+
+
 def format_report(table: dict, config: VoiceConfig) -> str:
     lines: list[str] = []
+    rows = {k: v for k, v in table.items() if isinstance(k, tuple)}
     for game in ("kemps", "kems"):
         keys = [t.key for t in TEMPLATES[game]]
-        head = ["condition"] + keys + ["2-word", "1-word", "false 2-word/min", "false 1-word/min", "latency median (p90)"]
-        lines.append(f"\n**{game}** (test voices {', '.join(TEST_VOICES)})\n")
+        head = ["condition"] + keys + ["2-word heard", "2-word direct", "1-word heard",
+                "false direct/min", "false 2-word prompts/min", "false 1-word prompts/min", "latency p50 (p90)"]
+        lines.append(f"\n**{game}** (test voices {', '.join(TEST_VOICES)}; two-word cells: heard (direct))\n")
         lines.append("| " + " | ".join(head) + " |")
         lines.append("|" + "---|" * len(head))
         for cname, _, _ in CONDITIONS:
-            row = table.get((game, cname))
+            row = rows.get((game, cname))
             if not row:
                 continue
             cells = [cname]
-            two, one = [], []
+            two: list[tuple[bool, bool]] = []
+            one: list[tuple[bool, bool]] = []
             for k in keys:
                 v = row["det"].get(k, [])
-                cells.append(f"{sum(v) / len(v):.0%}" if v else "-")
+                heard, direct = [h for h, _ in v], [d for _, d in v]
+                cells.append(_pct(heard) if one_word(k) else f"{_pct(heard)} ({_pct(direct)})")
                 (one if one_word(k) else two).extend(v)
-            cells.append(f"{sum(two) / len(two):.0%} ({len(two)})" if two else "-")
-            cells.append(f"{sum(one) / len(one):.0%} ({len(one)})" if one else "-")
+            cells.append(f"{_pct([h for h, _ in two])} of {len(two)}" if two else "-")
+            cells.append(_pct([d for _, d in two]))
+            cells.append(f"{_pct([h for h, _ in one])} of {len(one)}" if one else "-")
             m = max(row["min"], 1e-9)
-            cells.append(f"{row['fa2'] / m:.2f}")
-            cells.append(f"{row['fa1'] / m:.2f}")
+            cells += [f"{row['fa_direct'] / m:.2f}", f"{row['fa_prompt2'] / m:.2f}", f"{row['fa_prompt'] / m:.2f}"]
             lat = sorted(row["lat"])
             if lat:
                 p90 = lat[min(len(lat) - 1, int(0.9 * len(lat)))]
@@ -254,17 +272,21 @@ def format_report(table: dict, config: VoiceConfig) -> str:
             else:
                 cells.append("-")
             lines.append("| " + " | ".join(cells) + " |")
-        mins = next((r["min"] for (g, c), r in table.items() if isinstance(g, str) and g == game and c == "clean"), 0)
-        lines.append(f"\nChatter per condition: {mins:.1f} min. Detection = right call (and right name for Cut).")
+        mins = rows.get((game, "clean"), {}).get("min", 0.0)
+        lines.append(f"\nChatter per condition: {mins:.1f} min. Heard = right call (and right name for Cut), "
+                     "direct or provisional; direct = went straight to the referee.")
     lines.append(f"\nCPU: feed() real-time factor {table['_rtf']:.3f} (= {table['_rtf'] * 100:.1f} % of one core).")
-    lines.append("\nThresholds: " + ", ".join(f"{k} {v:.0e}" for k, v in config.thresholds.items()))
+    lines.append("\nThresholds: " + ", ".join(f"{k} {v:.0e}" for k, v in config.thresholds.items())
+                 + "; direct: " + ", ".join(f"{k} {v:.0e}" for k, v in config.direct.items()))
     return "\n".join(lines)
 
 
-def write_config(thresholds: dict[str, float], path: Path) -> None:
+def write_config(blocks: dict[str, dict[str, float]], path: Path) -> None:
+    """Rewrite the `thresholds:` and `direct:` blocks of the YAML, keeping its comments."""
     text = path.read_text()
-    for key, value in thresholds.items():
-        text = re.sub(rf"(?m)^(  {re.escape(key)}: ).*$", rf"\g<1>{value:.1e}", text)
+    for block, values in blocks.items():
+        body = "".join(f"  {k}: {v:.1e}\n" for k, v in values.items())
+        text = re.sub(rf"(?ms)^{block}:\n(?:  .*?\n)*", f"{block}:\n{body}", text, count=1)
     path.write_text(text)
 
 
@@ -293,12 +315,12 @@ def main() -> int:
     streams, babble = load_corpus(args.cache)
     if args.tune:
         tune_conds = [c for c in CONDITIONS if c[2] in (None, 20.0)]
-        thresholds = tune(streams, babble, config, tune_conds, args.cache, reuse=args.reuse)
-        config = replace(config, thresholds=thresholds)
+        thresholds, direct = tune(streams, babble, config, tune_conds, args.cache, reuse=args.reuse)
+        config = replace(config, thresholds=thresholds, direct=direct)
+        if args.write_config:
+            write_config({"thresholds": thresholds, "direct": direct}, args.config or ROOT / "configs" / "voice.yaml")
         if args.tune_only:
             return 0
-        if args.write_config:
-            write_config(thresholds, args.config or ROOT / "configs" / "voice.yaml")
     table = evaluate(streams, babble, config, TEST_VOICES)
     report = format_report(table, config)
     print(report)

@@ -10,7 +10,6 @@ pronunciation variant is its own dictionary word (`kems_b`) and its own phrase.
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -77,6 +76,7 @@ class Phrase:
     threshold: float
     n_words: int  # spoken words (for "longest phrase wins" and the provisional policy)
     n_phones: int
+    direct_threshold: float | None = None  # below it a detection is provisional (needs a tap)
 
 
 @dataclass(frozen=True)
@@ -91,6 +91,7 @@ class VoiceConfig:
     variants: bool = True
     pronunciations: dict[str, str] = field(default_factory=dict)
     decoder: dict[str, float] = field(default_factory=dict)
+    direct: dict[str, float] = field(default_factory=dict)
 
 
 _TOP_KEYS = {
@@ -102,6 +103,7 @@ _TOP_KEYS = {
     "variants",
     "pronunciations",
     "decoder",
+    "direct",
 }
 # pocketsphinx options that may be set under `decoder:` (the rest are fixed by the listener)
 DECODER_KEYS = {"beam", "kws_plp", "kws_delay", "topn"}
@@ -131,6 +133,12 @@ def load_config(path: Path | str | None = None, overrides: dict[str, Any] | None
     for k, v in thresholds.items():
         if not 0.0 < v < 1e100:
             raise VoiceConfigError(f"{p}: threshold for {k!r} must be a positive ratio (e.g. 1e-20), got {v}")
+    direct = {str(k): float(v) for k, v in (raw.get("direct") or {}).items()}
+    bad = sorted(set(direct) - known_t)
+    if bad:
+        raise VoiceConfigError(f"{p}: unknown phrase(s) in direct: {', '.join(bad)} (known: {', '.join(sorted(known_t))})")
+    if any(not 0.0 < v < 1e100 for v in direct.values()):
+        raise VoiceConfigError(f"{p}: direct thresholds must be positive ratios")
     prons = {str(k).lower(): str(v).upper() for k, v in (raw.get("pronunciations") or {}).items()}
     decoder = dict(raw.get("decoder") or {})
     bad = sorted(set(decoder) - DECODER_KEYS)
@@ -146,6 +154,7 @@ def load_config(path: Path | str | None = None, overrides: dict[str, Any] | None
         variants=bool(raw.get("variants", True)),
         pronunciations=prons,
         decoder=decoder,
+        direct=direct,
     )
 
 
@@ -252,14 +261,6 @@ class Grammar:
         return [f"{w} {ph}" for w, ph in sorted(self.dictionary.items())]
 
 
-def _threshold(base: float, n_phones: int, ref_phones: int) -> float:
-    """Scale a threshold (log domain) with phrase length: scores add up over frames."""
-    return math.exp(math.log(base) * n_phones / ref_phones)
-
-
-_NAME_REF_PHONES = 3  # thresholds for "{name}" templates are set for a 3-phone name ("east" has 3)
-
-
 def build_grammar(
     rules_game: str,
     names: list[str] | tuple[str, ...],
@@ -317,15 +318,10 @@ def build_grammar(
                 words.extend(name_tokens[target] if (w == "{name}" and target is not None) else [w])
             for variant in _expand(words, spoken_forms):
                 n_phones = sum(len(dictionary[w].split()) for w in variant)
-                base = config.thresholds[tpl.key]
-                thr = base
-                if target is not None:
-                    fixed = sum(len(dictionary[w].split()) for w in variant) - sum(
-                        len(dictionary[w].split()) for w in variant[-len(name_tokens[target]):]
-                    )
-                    thr = _threshold(base, n_phones, fixed + _NAME_REF_PHONES)
+                direct = config.direct.get(tpl.key)
                 phrases.append(
-                    Phrase(" ".join(variant), tpl.key, tpl.call, target, thr, len(words), n_phones)
+                    Phrase(" ".join(variant), tpl.key, tpl.call, target, config.thresholds[tpl.key],
+                           len(words), n_phones, direct)
                 )
     texts = [p.text for p in phrases]
     if len(set(texts)) != len(texts):

@@ -45,7 +45,7 @@ class VoiceCall:
     call: str  # kemps | cut | kems | double_kems | contre_kems
     target: str | None  # the named player, Cut only
     confidence: float  # 0..1, how far the score cleared the phrase's threshold
-    provisional: bool  # one-word call: confirm with a tap before the referee acts
+    provisional: bool  # confirm with a tap first: one-word calls, and calls below `direct`
     phrase: str  # the phrase heard, e.g. "cut east"
     t_start: float | None = None  # when the phrase began
 
@@ -63,6 +63,7 @@ class _Candidate:
     start: int  # absolute frame index in the stream
     end: int  # inclusive
     score: float  # ln p(phrase path)/p(best phone-loop path), compared with ln(threshold)
+    seen: int = 0  # frame at which the decoder reported it (end + kws_delay or later)
 
 
 class CallListener:
@@ -163,22 +164,25 @@ class CallListener:
             if phrase is None:
                 continue
             score = kws_score(seg.prob) if seg.prob > 0 else math.log(phrase.threshold)
-            self._pending.append(_Candidate(phrase, base + seg.start_frame, base + seg.end_frame, score))
+            self._pending.append(
+                _Candidate(phrase, base + seg.start_frame, base + seg.end_frame, score, self._processed // 160)
+            )
 
     def _decide(self, final: bool) -> list[VoiceCall]:
+        """Emit candidates whose hold (counted from when the decoder reported them) is over;
+        of overlapping candidates the credible one with the most words, then the best
+        score, wins."""
         now = self._processed // 160
         out: list[VoiceCall] = []
         self._pending.sort(key=lambda c: c.end)
         while self._pending:
             first = self._pending[0]
-            if not final and now < first.end + self._hold:
+            if not final and now < first.seen + self._hold:
                 break
             group = [c for c in self._pending if _overlap(c, first)]
-            if not final and any(now < c.end + self._hold for c in group if c is not first):
-                # a longer rival that ended later is still in its hold: wait for it
-                if max(group, key=_rank) is not first:
-                    break
-            best = max(group, key=_rank)
+            best = max((c for c in group if _credible(c, group)), key=_rank, default=first)
+            if not final and best is not first and now < best.seen + self._hold:
+                break  # a longer rival reported later is still in its hold: wait for it
             self._pending = [c for c in self._pending if c not in group]
             if any(_overlap(best, e) for e in self._emitted):
                 continue
@@ -198,7 +202,8 @@ class CallListener:
             call=p.call,
             target=p.target,
             confidence=conf,
-            provisional=self.config.one_word_provisional and p.n_words == 1,
+            provisional=(self.config.one_word_provisional and p.n_words == 1)
+            or (p.direct_threshold is not None and c.score < math.log(p.direct_threshold)),
             phrase=_spoken(p),
             t_start=self._t_base + c.start * FRAME_S,
         )
@@ -229,8 +234,22 @@ def _overlap(a: _Candidate, b: _Candidate) -> bool:
     return a.start <= b.end and b.start <= a.end
 
 
-def _rank(c: _Candidate) -> tuple[int, int, float]:
-    return (c.phrase.n_words, c.phrase.n_phones, c.score)
+def _rank(c: _Candidate) -> tuple[int, float]:
+    return (c.phrase.n_words, c.score)
+
+
+MIN_FRAMES_PER_PHONE = 5  # 50 ms: faster than any real speech, slower than the HMM minimum (3)
+
+
+def _credible(c: _Candidate, group: list[_Candidate]) -> bool:
+    """A longer phrase must leave its extra words real time: "stop kemps" fitted over a
+    lone "kemps" squeezes "stop" into the HMM minimum duration before it."""
+    for s in group:
+        if s.phrase.n_words < c.phrase.n_words and s.start > c.start:
+            extra_phones = max(1, c.phrase.n_phones - s.phrase.n_phones)
+            if s.start - c.start < MIN_FRAMES_PER_PHONE * extra_phones:
+                return False
+    return True
 
 
 def _spoken(p: Phrase) -> str:

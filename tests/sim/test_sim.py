@@ -46,6 +46,43 @@ def test_games_play_through_the_rules_engine(game: str, kinds: set[str]) -> None
     assert any(M.is_decision(r) for r in ref.results)  # a call or close was judged
 
 
+def test_six_players_in_three_teams() -> None:
+    from vision.evaluate.runner import Referee
+    from vision.sim.recording import default_header as header_for
+
+    layout = load_layout("kemps-6").scaled(SIZE)
+    header = header_for("kemps", layout)
+    assert len(header["teams"]) == 3
+    tl = direct(header, layout, 1.5, 1, stale_after_s=5.0)
+    ref = Referee.start(header)
+    for e in tl.events:
+        assert ref.apply(e), ref.rejected
+    assert {"swap", "call", "reveal"} <= {e["type"] for e in tl.events}
+
+
+def test_reshuffles_with_six_players_and_a_piquet_deck() -> None:
+    """32 cards, 6 hands of 4: the reserve runs out at the first reset, so the next one
+    comes from the shuffled discard pile; the engine must accept every card of it."""
+    from vision.sim.recording import default_header as header_for
+
+    layout = load_layout("kemps-6")
+    header = {**header_for("kemps", layout), "rules": {"deck": "piquet"}}
+    tl = direct(header, layout, 3.0, 1, stale_after_s=5.0)  # the director validates with the engine
+    resets_per_hand, n = [], 0
+    for e in tl.events:
+        if e["type"] == "deal":
+            resets_per_hand.append(n)
+            n = 0
+        n += e["type"] == "reset"
+    assert max(resets_per_hand + [n]) >= 2
+    assert all(rank_ok(e) for e in tl.events)
+
+
+def rank_ok(ev: dict) -> bool:
+    cards = ev.get("market", []) + [c for h in ev.get("hands", {}).values() for c in h]
+    return all(c[:-1] in ("7", "8", "9", "10", "J", "Q", "K", "A") for c in cards)
+
+
 def test_same_seed_same_game() -> None:
     a, _ = timeline("kemps", seed=5, minutes=0.5)
     b, _ = timeline("kemps", seed=5, minutes=0.5)

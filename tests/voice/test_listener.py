@@ -36,12 +36,16 @@ def test_fixture_calls_are_heard_in_order_with_their_targets(name: str, rules: s
     for c, w in zip(got, want):
         assert abs(c.t - w["end"]) < 0.25  # t is the end of the phrase
         assert 0.0 < c.confidence <= 1.0
-        assert c.provisional == (len(c.phrase.split()) == 1)
+        # one-word calls always wait for a tap; two-word ones when they score below `direct`
+        assert c.provisional or len(c.phrase.split()) == 2
 
 
 def test_chatter_with_confusables_gives_no_two_word_call() -> None:
     got = listen("chatter", "kemps") + listen("chatter", "kems")
-    assert [c for c in got if not c.provisional] == []
+    # nothing reaches the referee: "camps", "the counter", "Kemp", "counted the temps" give
+    # at most a "heard: …?" prompt (today one weak "stop kemps?" on "…ted the temps")
+    assert [c.phrase for c in got if not c.provisional] == []
+    assert all(c.confidence < 0.5 for c in got if len(c.phrase.split()) > 1)
 
 
 def test_piece_size_and_clock_do_not_change_what_is_heard() -> None:
@@ -59,7 +63,7 @@ def test_piece_size_and_clock_do_not_change_what_is_heard() -> None:
 def test_longest_phrase_wins_over_its_prefix() -> None:
     got = listen("kemps_calls", "kemps")
     stop = [c for c in got if c.phrase == "stop kemps"]
-    assert len(stop) == 1 and stop[0].call == "cut" and not stop[0].provisional
+    assert len(stop) == 1 and stop[0].call == "cut" and not stop[0].provisional  # clear: direct
     # the "kemps" inside "stop kemps" is not reported separately
     assert not any(c.call == "kemps" and abs(c.t - stop[0].t) < 0.5 for c in got)
 
@@ -70,7 +74,8 @@ def test_one_word_calls_go_straight_through_when_configured() -> None:
     lis = CallListener("kemps", NAMES, load_config(overrides={"one_word_provisional": False}))
     pcm = read_wav(FIX / "kemps_calls.wav")
     got = lis.feed(pcm) + lis.flush()
-    assert got and not any(c.provisional for c in got)
+    one_word = [c for c in got if len(c.phrase.split()) == 1]
+    assert one_word and not any(c.provisional for c in one_word)
 
 
 def test_odd_byte_count_is_refused() -> None:

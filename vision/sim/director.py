@@ -324,10 +324,10 @@ class Director:
             self.brain.commit(d, t_event)
             self.tl.events.append({**d.event, "t": round(t_event, 3)})
             self.tl.results += results
-            if self.engine.finished():
-                now = t_end
-                break
             now = t_end
+            if self.engine.finished():  # game over: the recording ends a few seconds later
+                self.tl.duration = min(self.duration, round(t_end + 3.0, 3))
+                break
         return self.tl
 
     def _perform(self, d: Decision, now: float) -> tuple[float, float]:

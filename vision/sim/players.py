@@ -18,7 +18,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from referee.cards import ALL_CARDS, khmer_value, rank_of
+from referee.cards import ALL_CARDS, khmer_value, piquet_deck, rank_of
 
 # Physical Khmer deck: ace = 1, 2-6 of any suit; the six 6s need two decks, so 6C and 6D
 # appear twice.
@@ -66,7 +66,8 @@ class MarketBrain:
     players: list[str]
     teams: list[list[str]]
     rng: random.Random
-    patience_s: tuple[float, float] = (25.0, 45.0)
+    patience_s: tuple[float, float] = (25.0, 110.0)  # long hands run the reserve out: reshuffles
+    deck: tuple[str, ...] = ALL_CARDS
     stale_after_s: float = 5.0
     hands: dict[str, list[str]] = field(default_factory=dict)
     market: list[str] = field(default_factory=list)
@@ -118,7 +119,7 @@ class MarketBrain:
         return Decision("stale", None, self.stale_after_s, {"type": "stale"})
 
     def _deal(self, now: float) -> Decision:
-        deck = list(ALL_CARDS)
+        deck = list(self.deck)
         while True:
             self.rng.shuffle(deck)
             hands = {p: deck[i * 4 : i * 4 + 4] for i, p in enumerate(self.players)}
@@ -332,6 +333,9 @@ def make_brain(header: dict[str, Any], rng: random.Random, stale_after_s: float)
     game = header["game"]
     if game == "khmer":
         return KhmerBrain(players=list(header["players"]), rng=rng)
+    rules = header.get("rules") or {}
+    deck = piquet_deck() if rules.get("deck") == "piquet" else ALL_CARDS
     return MarketBrain(
-        game=game, players=list(header["players"]), teams=[list(t) for t in header["teams"]], rng=rng, stale_after_s=stale_after_s
+        game=game, players=list(header["players"]), teams=[list(t) for t in header["teams"]], rng=rng,
+        stale_after_s=stale_after_s, deck=deck,
     )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -16,11 +16,21 @@ DEFAULT_LAYOUTS = {"kemps": "kemps-4", "kems": "kemps-4", "khmer": "khmer-2"}
 STALE_AFTER_S = 5.0  # the tracker's default quiet time before a market is stale
 
 
-def default_header(game: str) -> dict[str, Any]:
-    """Four players in two facing pairs (Kemps, Kem's) or two Khmer players."""
+def default_header(game: str, layout: Layout | None = None) -> dict[str, Any]:
+    """Two Khmer players; or the layout's seats in facing pairs (Kemps, Kem's; default:
+    N, E, S, W as N+S against E+W)."""
     if game == "khmer":
         return {"game": "khmer", "rules": {}, "players": ["S", "N"]}
-    return {"game": game, "rules": {}, "players": ["N", "E", "S", "W"], "teams": [["N", "S"], ["E", "W"]]}
+    if layout is None or set(layout.seats) == {"N", "E", "S", "W"}:
+        return {"game": game, "rules": {}, "players": ["N", "E", "S", "W"], "teams": [["N", "S"], ["E", "W"]]}
+    seats = list(layout.seats)  # clockwise around the table: partners sit facing
+    half = len(seats) // 2
+    return {"game": game, "rules": {}, "players": seats, "teams": [[seats[i], seats[i + half]] for i in range(half)]}
+
+
+def layout_for(game: str, players: int) -> str:
+    """The stock layout for a game and a number of players."""
+    return "khmer-2" if game == "khmer" else f"kemps-{players}"
 
 
 def tracker_stale_after() -> float:
@@ -42,6 +52,8 @@ class SimSpec:
     size: tuple[int, int] = (1280, 720)
     deck: Any = None  # DeckArt
     layout: str | None = None
+    players: int = 4
+    rules: dict[str, Any] = field(default_factory=dict)  # rule overrides (the simulator plays deck=piquet too)
     card_every_s: float = 1.0
     progress: bool = True
     noise_sigma: float | None = None
@@ -50,8 +62,9 @@ class SimSpec:
 
 def simulate(spec: SimSpec) -> dict[str, Any]:
     """Play, render and write one recording; returns its meta.json content."""
-    header = default_header(spec.game)
-    layout: Layout = load_layout(spec.layout or DEFAULT_LAYOUTS[spec.game]).scaled(spec.size)
+    layout: Layout = load_layout(spec.layout or layout_for(spec.game, spec.players)).scaled(spec.size)
+    header = default_header(spec.game, layout)
+    header["rules"] = dict(spec.rules)
     stale = tracker_stale_after()
     tl: Timeline = direct(header, layout, spec.minutes, spec.seed, stale_after_s=stale, cascade=cascade_for(spec.deck))
     spec.out.mkdir(parents=True, exist_ok=True)

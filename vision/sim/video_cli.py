@@ -35,7 +35,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="deck design(s) from the art cache, comma-separated, or 'procedural[:SEED]'; one is picked by seed "
         "(default: a held-out deck: a test-split deck family when available, else a procedural deck of a held-out seed)",
     )
-    parser.add_argument("--layout", default=None, help="table layout name or YAML file (default: kemps-4 or khmer-2)")
+    parser.add_argument("--players", type=int, choices=(4, 6), default=4, help="Kemps/Kem's players, in facing pairs (default: 4; Khmer: always 2)")
+    parser.add_argument(
+        "--rules", default=None,
+        help="rule overrides the simulated players follow, KEY=VALUE[,…]; supported: deck=piquet (Kemps/Kem's, 32 cards: "
+        "shorter reserve, more reshuffles)",
+    )
+    parser.add_argument("--layout", default=None, help="table layout name or YAML file (default: kemps-<players> or khmer-2)")
     parser.add_argument("--card-every", type=float, default=1.0, help="seconds between frames whose visible cards are written to cards.jsonl; 0: every frame (default: 1)")
     parser.add_argument(
         "--noise", type=float, default=None,
@@ -53,6 +59,24 @@ def parse_size(text: str) -> tuple[int, int]:
     if not (160 <= w <= 3840 and 120 <= h <= 2160):
         raise ValueError(f"--size {text} is out of range (160x120 to 3840x2160)")
     return w, h
+
+
+SIM_RULES = {"deck": ("standard", "piquet")}
+
+
+def parse_rules(text: str | None, game: str) -> dict[str, str]:
+    """`--rules deck=piquet` → {"deck": "piquet"}; only rules the simulated players can follow."""
+    from referee.cli.main import CliError
+
+    out: dict[str, str] = {}
+    for item in filter(None, (text or "").split(",")):
+        key, _, value = item.partition("=")
+        key, value = key.strip(), value.strip()
+        if key not in SIM_RULES or value not in SIM_RULES[key] or game == "khmer":
+            allowed = ", ".join(f"{k}={'|'.join(v)}" for k, v in SIM_RULES.items())
+            raise CliError(f"--rules {item!r}: the simulator plays {allowed} (Kemps, Kem's only)")
+        out[key] = value
+    return out
 
 
 def heldout_deck_names() -> list[str]:
@@ -104,11 +128,13 @@ def run(args: argparse.Namespace) -> int:
     except (ValueError, RuntimeError) as exc:  # DeckArtError is a RuntimeError
         raise CliError(str(exc)) from None
     out = Path(args.out)
+    rules = parse_rules(getattr(args, "rules", None), args.game)
     if args.card_every < 0:
         raise CliError("--card-every must be ≥ 0")
     if args.noise is not None and not 0 <= args.noise <= 30:
         raise CliError("--noise must be in [0, 30]")
-    spec = SimSpec(args.game, args.minutes, args.seed, out, args.fps, size, deck, args.layout, args.card_every, noise_sigma=args.noise,
+    spec = SimSpec(args.game, args.minutes, args.seed, out, args.fps, size, deck, args.layout, getattr(args, "players", 4),
+                   rules, args.card_every, noise_sigma=args.noise,
                    generator=" ".join(["referee", *sys.argv[1:]]) if sys.argv and sys.argv[0].endswith("referee") else None)
     try:
         meta = simulate(spec)

@@ -149,7 +149,13 @@ class ZoneFilter:
     def pending(self) -> bool:
         """Keep reading: a different set is being confirmed, or the zone settled after a
         disturbance and the vote does not yet span a full window."""
-        return self._candidate is not None or (self._fresh and len(self._votes) < self.config.window)
+        if self._candidate is not None:
+            return True
+        if not self._fresh or len(self._votes) >= self.config.window:
+            return False
+        # Three reads that agree with each other are enough; disagreement fills the window.
+        agree = len({frozenset(v) for v in self._votes}) <= 1
+        return not agree or len(self._votes) < self.config.confirm + 1
 
     def box_of(self, card: str) -> tuple[float, float, float, float] | None:
         for (c, _), v in self.stable.items():

@@ -123,10 +123,14 @@ class TablePipeline:
         return self._state(self._t)
 
     def request_reveal(self, seats: list[str], t: float, expected: int | None = None) -> None:
-        """Start reading each seat's reveal area until stable (or time out)."""
+        """Start reading each seat's reveal area until stable (or time out). In Kemps and
+        Kem's a revealed hand has the dealt hand size (4, or 5 in the 5-card deal) unless
+        `expected` says otherwise; Khmer hands at close have any size."""
         unknown = [s for s in seats if s not in self.layout.seats]
         if unknown:
             raise LayoutError(f"no reveal area for seat(s) {', '.join(unknown)} in layout {self.layout.name}")
+        if expected is None and not self.khmer:
+            expected = self.market.config.hand_size
         self.reveals.request(list(seats), t, expected)
         for s in seats:
             self._runs.pop(f"reveal:{s}", None)  # read afresh, even if nothing moved
@@ -201,6 +205,12 @@ class TablePipeline:
             pending = filt.pending if filt is not None else self.reveals.wants_read(zone.split(":", 1)[1])
             if pending or gate.needs_read(m) or t - run.last_read >= self.config.refresh_s:
                 to_read.append(zone)
+        if to_read:
+            # Piggy-back refreshes that are half due onto this read: fewer, merged reader calls.
+            for zone, run in self._runs.items():
+                if (zone in self.filters and zone not in to_read and not run.covered
+                        and run.still >= self._settle and t - run.last_read >= self.config.refresh_s / 2):  # fmt: skip
+                    to_read.append(zone)
         if to_read and self._over_budget(t):
             to_read = []  # live and the reader is slow: this frame goes unread
         dets = self._read(frame, to_read) if to_read else None
@@ -380,21 +390,30 @@ def _seat_layout(layout: Layout, players: list[str], khmer: bool) -> Layout:
     return replace(layout, seats=seats, khmer=kz)
 
 
+def _rules(header: dict[str, Any]) -> dict[str, Any]:
+    """The game's resolved rule options (hand size, deck, decks), from the rules config."""
+    from referee.rules.config import load_rules
+
+    try:
+        return load_rules(str(header.get("game", "kemps")), dict(header.get("rules") or {})).to_dict()
+    except Exception:  # noqa: BLE001 - a bad header is the referee's to reject; see with defaults
+        return {}
+
+
 def _decks(header: dict[str, Any]) -> int:
-    rules = header.get("rules") or {}
-    for key in ("decks", "deck_count"):
-        v = rules.get(key, header.get(key))
-        if isinstance(v, int):
-            return v
-    return 2 if len(header.get("players", [])) >= 8 else 1
+    rules = _rules(header)
+    decks = rules.get("decks", 1)
+    if isinstance(decks, int):
+        return decks
+    players = len(header.get("players", []))
+    return 2 if players >= int(rules.get("two_decks_from", 8)) else 1  # decks: auto
 
 
 def _market_config(header: dict[str, Any], stale_after_s: float) -> MarketConfig:
-    rules = header.get("rules") or {}
+    rules = _rules(header)
     decks = _decks(header)
-    deck = rules.get("deck")
-    per_deck = 32 if deck in ("piquet", "32", 32) else 52
-    hand = rules.get("hand_size", 5 if rules.get("five_card_deal") else 4)
+    per_deck = 32 if rules.get("deck") == "piquet" else 52
+    hand = rules.get("hand_size", 4)
     return MarketConfig(
         size=4,
         stale_after_s=stale_after_s,
