@@ -46,7 +46,11 @@ class Score:
         return 2 * p * r / max(p + r, 1e-9)
 
     def row(self) -> dict[str, float | int]:
+        n = sum(self.confusion.values())
+        ok = sum(v for (t, p), v in self.confusion.items() if t == p)
+        miss = sum(v for (t, p), v in self.confusion.items() if p == "miss")
         return {
+            "indices": n, "index_read_ok": round(ok / max(n, 1), 4), "index_missed": round(miss / max(n, 1), 4),
             "frames": self.frames, "tp": self.tp, "fp": self.fp, "fn": self.fn,
             "precision": round(self.precision, 4), "recall": round(self.recall, 4), "f1": round(self.f1, 4),
             "exact_frames": round(self.exact_frames / max(self.frames, 1), 4),
