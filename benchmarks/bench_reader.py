@@ -202,6 +202,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=12345, help="scene seed")
     ap.add_argument("--index-px-range", type=float, nargs=2, metavar=("LO", "HI"),
                     help="override reader.json index_px_range (detector-scale index size that triggers a rescale)")
+    ap.add_argument("--det-conf", type=float, help="override reader.json detector_conf")
+    ap.add_argument("--min-index-p", type=float, help="override reader.json min_index_p")
     ap.add_argument("--skip-speed", action="store_true", help="accuracy only")
     ap.add_argument("--out", default=str(REPO / "benchmarks" / "results" / "reader.json"), help="JSON report path")
     args = ap.parse_args(argv)
@@ -213,8 +215,13 @@ def main(argv: list[str] | None = None) -> int:
     reader = CardReader.load(model_dir)
     if args.index_px_range:
         reader.meta.index_px_range = tuple(args.index_px_range)
+    if args.det_conf is not None:
+        reader.meta.detector_conf = reader.detector.conf = args.det_conf
+    if args.min_index_p is not None:
+        reader.meta.min_index_p = args.min_index_p
     decks = held_out_decks(args.procedural_decks)
-    report: dict = {"model": str(model_dir), "index_px_range": list(reader.meta.index_px_range), "families": {k: [d.name for d in v] for k, v in decks.items()}}
+    report: dict = {"model": str(model_dir), "index_px_range": list(reader.meta.index_px_range),
+                    "detector_conf": reader.meta.detector_conf, "min_index_p": reader.meta.min_index_p, "families": {k: [d.name for d in v] for k, v in decks.items()}}
     report["accuracy"] = accuracy(reader, decks, args.frames, args.cascades, args.seed)
     rng = np.random.default_rng(args.seed + 1)
     all_decks = [d for ds in decks.values() for d in ds]
