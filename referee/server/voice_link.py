@@ -48,28 +48,45 @@ class MicStream:
         self._names: dict[str, str] = {}
         self._m0: float | None = None
         self._samples = 0
+        self._client: Any = None
 
     async def start(self) -> None:
         header = self.live.service.snapshot.get("header", {})
         players = [str(p) for p in header.get("players") or self.live.settings.players]
         self._names = spoken_names(players)
         game = str(header.get("game", "kemps"))
+        rules = header.get("rules") or None
+        one_word_tap = bool(self.live.settings.voice_confirm_one_word)
 
         def build() -> Any:
+            from referee.voice.grammar import load_config
             from referee.voice.listener import CallListener
 
-            return CallListener(game, list(self._names))
+            # The one-word policy lives in the listener's config so that weak two-word
+            # detections stay provisional whatever the dashboard setting is.
+            config = load_config(overrides={"one_word_provisional": one_word_tap})
+            return CallListener(game, list(self._names), config=config, rules=rules)
 
         self._listener = await asyncio.get_running_loop().run_in_executor(self._executor, build)
         self.live.voice_status = "listening" + (f" ({self.speaker})" if self.speaker else "")
         self.live.push_state()
 
     async def stop(self) -> None:
+        # A call still inside the listener's hold window would be lost without a flush.
+        client = self._client
+        if self._listener is not None and client is not None:
+            try:
+                calls = await asyncio.get_running_loop().run_in_executor(self._executor, self._listener.flush)
+            except RuntimeError:  # executor already shut down
+                calls = []
+            for call in calls:
+                self._dispatch(client, call)
         self.live.voice_status = "not connected"
         self.live.push_state()
         self._executor.shutdown(wait=False, cancel_futures=True)
 
     async def feed(self, client: Any, pcm: bytes) -> None:
+        self._client = client
         if len(pcm) % 2:
             pcm = pcm[:-1]
         now = time.monotonic()
@@ -87,7 +104,7 @@ class MicStream:
         info = {"type": "call", "call": call.call, "target": target, "confidence": round(float(call.confidence), 3),
                 "t": round(float(call.t), 3), "provisional": bool(call.provisional)}
         client.queue.put_nowait(info)
-        needs_tap = bool(call.provisional) and self.live.settings.voice_confirm_one_word
+        needs_tap = bool(call.provisional)
         untargeted_cut = call.call == "cut" and target is None  # "stop kemps!": ask whom
         if needs_tap or untargeted_cut or self.speaker is None:
             self.live.add_heard(call.call, target, self.speaker, float(call.confidence), float(call.t), at)
