@@ -36,18 +36,18 @@ def main() -> int:
     truth: dict[str, list[str]] = {}
 
     def save(name: str, scene) -> None:  # noqa: ANN001
-        cv2.imwrite(str(OUT / name), scene.image, [cv2.IMWRITE_PNG_COMPRESSION, 9])
+        cv2.imwrite(str(OUT / name), scene.image, [cv2.IMWRITE_JPEG_QUALITY, 90])
         truth[name] = sorted(t["card"] for t in truth_cards(scene).values())
 
     for k in range(3):  # single cards close up (indices ~50-70 px: the reader must rescale)
         deck = decks[k]
         card = str(rng.choice(deck.cards))
         p = CardPlacement(card, (200.0, 260.0), float(rng.uniform(-15, 15)), 420.0)
-        save(f"closeup_{k}_{card}.png", compose_table([p], deck, (400, 520), SceneConditions.clean(), rng))
+        save(f"closeup_{k}_{card}.jpg", compose_table([p], deck, (400, 520), SceneConditions.clean(), rng))
     for k in range(3):  # small tables, 640×360 (a 720p frame's zone at native resolution)
-        save(f"table_{k}.png", random_scene(rng, decks[k : k + 2], size=(640, 360), card_height_range=(100, 170)))
+        save(f"table_{k}.jpg", random_scene(rng, decks[k : k + 2], size=(640, 360), card_height_range=(100, 170)))
     for k in range(2):  # overlapped cascades and hands, full 1280×720
-        save(f"cascade_{k}.png", cascade_scene(rng, decks[3 - k], (1280, 720)))
+        save(f"cascade_{k}.jpg", cascade_scene(rng, decks[3 - k], (1280, 720)))
     (OUT / "truth.json").write_text(json.dumps(truth, indent=1) + "\n")
     print(json.dumps(truth, indent=1))
     return 0

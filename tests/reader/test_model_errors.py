@@ -64,7 +64,7 @@ def test_cli_unreadable_image_does_not_stop_the_others(tmp_path: Path) -> None:
     bad = tmp_path / "bad.jpg"
     bad.write_text("not an image")
     good = Path(__file__).resolve().parents[1] / "fixtures" / "reader"
-    first = sorted(good.glob("*.png"))[0]
+    first = sorted(good.glob("*.jpg"))[0]
     r = _cli(str(bad), str(tmp_path / "missing.png"), str(first), "--json")
     lines = [json.loads(x) for x in r.stdout.splitlines()]
     assert r.returncode == 1

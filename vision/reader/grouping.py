@@ -44,6 +44,8 @@ class IndexObs:
     card: str
     p: float
     up: tuple[float, float] | None = None  # unit vector (image x, y) pointing to the card's top
+    det: float = 1.0  # detector score of the box (p does not include it)
+    index_p: float = 1.0  # classifier's "this is a corner index" probability (a factor of p)
 
     @property
     def centre(self) -> np.ndarray:

@@ -131,7 +131,7 @@ class CardReader:
                 up = (float(u[0]), float(u[1]))
             card = self.meta.ranks[r.rank[i]] + self.meta.suits[r.suit[i]]
             p = float(r.rank_p[i] * r.suit_p[i] * r.index_p[i])
-            obs.append(IndexObs(box=tuple(float(v) for v in box), card=card, p=p, up=up))  # type: ignore[arg-type]
+            obs.append(IndexObs(box=tuple(float(v) for v in box), card=card, p=p, up=up, det=float(scores[i]), index_p=float(r.index_p[i])))  # type: ignore[arg-type]
         return obs
 
     def read(

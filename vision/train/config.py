@@ -37,6 +37,8 @@ class TrainConfig:
     classifier: ClassifierConfig = field(default_factory=ClassifierConfig)
     detector: DetectorConfig = field(default_factory=DetectorConfig)
     export_dir: str = "models"
+    # runtime thresholds written to reader.json (ReaderMeta fields), chosen on val families
+    runtime: dict[str, Any] = field(default_factory=dict)
 
 
 def _build(cls: type, raw: dict[str, Any] | None, where: str) -> Any:
@@ -50,7 +52,7 @@ def _build(cls: type, raw: dict[str, Any] | None, where: str) -> Any:
     for k, v in raw.items():
         if k in nested and isinstance(v, dict):
             kwargs[k] = _build(nested[k], v, f"{where}.{k}")
-        elif isinstance(v, list) and k not in ("hyp",):
+        elif isinstance(v, list) and k not in ("hyp", "runtime"):
             kwargs[k] = tuple(v)
         elif k == "procedural" and isinstance(v, dict):
             kwargs[k] = {s: tuple(r) for s, r in v.items()}

@@ -134,6 +134,10 @@ def stage_export(cfg: TrainConfig, out: Path, export_dir: Path) -> dict:
         suits=SUITS,
         geometry=geom,
     )
+    unknown = set(cfg.runtime) - set(ReaderMeta.__dataclass_fields__)
+    if unknown:
+        raise ValueError(f"runtime: unknown reader.json key(s) {', '.join(sorted(unknown))}")
+    meta = dataclasses.replace(meta, **{k: tuple(v) if isinstance(v, list) else v for k, v in cfg.runtime.items()})
     (export_dir / META_FILE).write_text(json.dumps(meta.to_json(), indent=1))
     return {k: str(v) for k, v in files.items()}
 

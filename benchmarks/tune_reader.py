@@ -1,0 +1,70 @@
+"""Choose the reader's thresholds on the VAL families only (test families stay untouched).
+
+    .venv/bin/python benchmarks/tune_reader.py --model models [--frames 20]
+
+Reads each frame once at the most permissive detector threshold, then replays grouping
+for every (detector_conf, min_index_p, min_card_p) and prints card-level F1 per setting.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import sys
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(REPO), str(REPO / "benchmarks")]
+
+from reader_eval import Score, score_frame  # noqa: E402
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--model", default=str(REPO / "models"), help="model folder")
+    ap.add_argument("--frames", type=int, default=20, help="frames per val family")
+    ap.add_argument("--seed", type=int, default=777, help="scene seed (differs from the benchmark's)")
+    args = ap.parse_args()
+
+    from bench_reader import held_out_decks
+    from tqdm import tqdm
+    from vision.reader.grouping import group_indices
+    from vision.reader.reader import CardReader
+    from vision.synth.layouts import random_scene
+    from vision.types import CardDetections
+
+    reader = CardReader.load(args.model)
+    reader.detector.conf = 0.02
+    reader.meta.min_index_p = 0.0
+    decks = {k: v for k, v in held_out_decks(4).items() if k.endswith("(val)")}
+    rng = np.random.default_rng(args.seed)
+    frames = []
+    for fam, ds in tqdm(list(decks.items()), desc="val families"):
+        for _ in range(args.frames):
+            scene = random_scene(rng, ds, size=(1280, 720))
+            frames.append((scene, reader.read_indices(scene.image)))
+    grid = itertools.product((0.02, 0.05, 0.1, 0.2), (0.3, 0.5, 0.7), (0.2, 0.3, 0.5, 0.7))
+    rows = []
+    for dc, ip, cp in grid:
+        total = Score()
+        for scene, obs in frames:
+            kept = [o for o in obs if o.det >= dc and o.index_p >= ip]
+            groups = [g for g in group_indices(kept, reader.meta.geometry) if g.confidence >= cp]
+            det = CardDetections(
+                xyxy=np.array([g.xyxy for g in groups], np.float32).reshape(-1, 4),
+                confidence=np.array([g.confidence for g in groups], np.float32),
+                cards=[g.card for g in groups], index_boxes=[g.index_boxes for g in groups],
+            )  # fmt: skip
+            total.add(score_frame(scene, det))
+        rows.append((total.f1, dc, ip, cp, total.precision, total.recall))
+    rows.sort(reverse=True)
+    print("F1     det_conf min_index_p min_card_p  P      R")
+    for f1, dc, ip, cp, p, r in rows[:15]:
+        print(f"{f1:.4f} {dc:8.2f} {ip:11.2f} {cp:10.2f}  {p:.3f}  {r:.3f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
