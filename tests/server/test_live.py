@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from concurrent.futures import ThreadPoolExecutor
 import json
 import struct
 from dataclasses import dataclass
@@ -120,7 +121,10 @@ def run_arbiter(window: float, script: list[tuple[float, dict[str, Any], str, fl
         tasks = [asyncio.ensure_future(w) for w in waits]
         await asyncio.gather(*tasks)
 
-    asyncio.run(main())
+    # A thread of its own: Playwright's sync API (e2e tests in the same run) keeps an event
+    # loop running on the main thread, and asyncio.run() refuses to nest in it.
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        pool.submit(asyncio.run, main()).result()
     return judged
 
 

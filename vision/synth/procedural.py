@@ -20,6 +20,7 @@ from PIL import Image, ImageDraw, ImageFont
 from vision.synth.decks import CARDS, RANKS, DeckArt
 
 SS = 2  # supersampling factor
+MIN_PICTURE_HALF_WIDTH = 0.015  # of the card width: below the narrowest buildable seed (0..400)
 
 # Printed rank letters: the label is the identity, the print varies (deck-art.md trap 3).
 LETTER_SETS: dict[str, dict[str, str]] = {
@@ -237,6 +238,15 @@ def _card_base(st: Style, fill: tuple[int, int, int]) -> tuple[Image.Image, Imag
     return img, mask
 
 
+def _picture_x0(card_w: float, margin_x: float, index_w: float) -> float:
+    """Left edge of the picture area (courts, pips): clear of the index column.
+
+    A very wide index column (big rank font, side-by-side suit) can leave no picture area
+    (seed 341 crashed PIL with x1 < x0); keep a thin one there. Only degenerate seeds change.
+    """
+    return min(margin_x + index_w + card_w * 0.03, card_w * (0.5 - MIN_PICTURE_HALF_WIDTH))
+
+
 def _face(st: Style, card: str) -> tuple[np.ndarray, list[tuple[float, float, float, float]]]:
     rank, suit = card[:-1], card[-1]
     W, H = st.width * SS, st.height * SS
@@ -260,7 +270,7 @@ def _face(st: Style, card: str) -> tuple[np.ndarray, list[tuple[float, float, fl
         img.alpha_composite(patch.rotate(180), (rx, ry))
         boxes.append((rx / W, ry / H, (rx + pw) / W, (ry + ph) / H))
     # the picture area keeps clear of the index column
-    ax0 = mx + pw + W * 0.03
+    ax0 = _picture_x0(W, mx, pw)
     ay0 = my * 0.8 + H * 0.02
     colour = st.colours[suit] + (255,)
     if rank in ("J", "Q", "K"):

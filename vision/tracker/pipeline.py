@@ -93,6 +93,9 @@ class TablePipeline:
         self.fps = float(fps)
         self._settle = max(1, int(round(cfg.settle_s * self.fps)))
         self.two_decks = self.khmer or _decks(header) > 1
+        # A read of a card this game's deck cannot hold (a 10 in Khmer, a 2 in a piquet deck)
+        # is a misread: drop it here rather than let the referee reject the event later.
+        self.deck_cards = _deck_cards(header)
         self._masks: ZoneMasks | None = None
         self._gate: MotionGate | None = None
         self._runs: dict[str, _ZoneRun] = {}
@@ -255,9 +258,10 @@ class TablePipeline:
         self._last_read_t = frame.t
         for z in zones:
             self._runs[z].last_read = frame.t
-        if len(parts) == 1:
-            return parts[0]
-        return _concat(parts)
+        dets = parts[0] if len(parts) == 1 else _concat(parts)
+        if len(dets):
+            dets = dets[np.array([c in self.deck_cards for c in dets.cards], dtype=bool)]
+        return dets
 
     def _apply_reads(self, zones: list[str], dets: CardDetections, t: float) -> tuple[list[Event], list[Event]]:
         masks, gate = self._masks, self._gate
@@ -398,6 +402,17 @@ def _rules(header: dict[str, Any]) -> dict[str, Any]:
         return load_rules(str(header.get("game", "kemps")), dict(header.get("rules") or {})).to_dict()
     except Exception:  # noqa: BLE001 - a bad header is the referee's to reject; see with defaults
         return {}
+
+
+def _deck_cards(header: dict[str, Any]) -> frozenset[str]:
+    """Every card identity the game's deck holds (Khmer: A-6 of any suit; piquet: 7-A)."""
+    from referee.cards import ALL_CARDS, piquet_deck, rank_of
+
+    if str(header.get("game", "kemps")) == "khmer":
+        return frozenset(c for c in ALL_CARDS if rank_of(c) in {"A", "2", "3", "4", "5", "6"})
+    if _rules(header).get("deck") == "piquet":
+        return frozenset(piquet_deck())
+    return frozenset(ALL_CARDS)
 
 
 def _decks(header: dict[str, Any]) -> int:
