@@ -238,13 +238,13 @@ def _card_base(st: Style, fill: tuple[int, int, int]) -> tuple[Image.Image, Imag
     return img, mask
 
 
-def _picture_x0(card_w: float, margin_x: float, index_w: float) -> float:
+def _picture_x0(card_w: float, margin_px: float, index_w: float) -> float:
     """Left edge of the picture area (courts, pips): clear of the index column.
 
     A very wide index column (big rank font, side-by-side suit) can leave no picture area
     (seed 341 crashed PIL with x1 < x0); keep a thin one there. Only degenerate seeds change.
     """
-    return min(margin_x + index_w + card_w * 0.03, card_w * (0.5 - MIN_PICTURE_HALF_WIDTH))
+    return min(margin_px + index_w + card_w * 0.03, card_w * (0.5 - MIN_PICTURE_HALF_WIDTH))
 
 
 def _face(st: Style, card: str) -> tuple[np.ndarray, list[tuple[float, float, float, float]]]:
