@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Any
 
-from referee.announce import Announcement
+from referee import events as ev
+from referee.announce import Announcement, announce
 
 
 class RejectCode(str, Enum):
@@ -64,3 +65,51 @@ class Rejected:
 
     def to_dict(self) -> dict[str, str]:
         return {"reason": self.reason, "code": self.code.value}
+
+
+@dataclass
+class Step:
+    """Mutable collector for one ``apply``: the new state plus what to announce and decide."""
+
+    state: Any
+    announcements: list[Announcement] = field(default_factory=list)
+    results: list[dict[str, Any]] = field(default_factory=list)
+
+    def say(self, key: str, **params: Any) -> None:
+        self.announcements.append(announce(key, **params))
+
+    def set(self, **changes: Any) -> None:
+        self.state = replace(self.state, **changes)
+
+
+class Reducer:
+    """``apply`` as a pure reducer, shared by every rule set.
+
+    A subclass names its ``step_type`` and implements ``_dispatch(step, event)``, raising
+    ``Illegal`` to refuse; a refusal leaves the state untouched.
+    """
+
+    step_type: type[Step] = Step
+
+    def _dispatch(self, step: Any, e: ev.GameEvent) -> None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def apply(self, state: Any, event: ev.GameEvent | dict[str, Any]) -> Applied | Rejected:
+        try:
+            e = ev.event_from(event)
+        except ValueError as exc:
+            return Rejected(str(exc), RejectCode.BAD_EVENT)
+        step = self.step_type(state)
+        try:
+            self._dispatch(step, e)
+        except Illegal as exc:
+            return Rejected(exc.reason, exc.code)
+        step.set(events=state.events + 1, results=state.results + tuple(step.results))
+        return Applied(step.state, step.announcements, step.results)
+
+    def is_legal(self, state: Any, event: ev.GameEvent | dict[str, Any]) -> bool:
+        """Would ``event`` be accepted now? (a side-effect-free query)"""
+        return isinstance(self.apply(state, event), Applied)
+
+    def is_finished(self, state: Any) -> bool:
+        return state.phase == "over"

@@ -15,13 +15,12 @@ to be laid face up (a ``reveal``).
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass
 from typing import Any
 
 from referee import events as ev
-from referee.announce import Announcement, announce
 from referee.cards import KHMER_DECK, khmer_value
-from referee.rules.common import Applied, Illegal, Rejected, RejectCode
+from referee.rules.common import Illegal, Reducer, RejectCode, Step
 from referee.rules.config import Rules
 
 HAND_SIZE = 6
@@ -79,20 +78,13 @@ def _value(card: int | str, what: str) -> int:
 
 
 @dataclass
-class _Step:
+class _Step(Step):
     state: KhmerState
-    announcements: list[Announcement] = field(default_factory=list)
-    results: list[dict[str, Any]] = field(default_factory=list)
-
-    def say(self, key: str, **params: Any) -> None:
-        self.announcements.append(announce(key, **params))
-
-    def set(self, **changes: Any) -> None:
-        self.state = replace(self.state, **changes)
 
 
-class KhmerGame:
+class KhmerGame(Reducer):
     name = "khmer"
+    step_type = _Step
 
     def __init__(self, header: dict[str, Any], rules: Rules, players: tuple[str, ...]) -> None:
         self.header = header
@@ -110,12 +102,6 @@ class KhmerGame:
 
     def other(self, p: str) -> str:
         return self.players[1 - self.players.index(p)]
-
-    def is_legal(self, state: KhmerState, event: ev.GameEvent | dict[str, Any]) -> bool:
-        return isinstance(self.apply(state, event), Applied)
-
-    def is_finished(self, state: KhmerState) -> bool:
-        return state.phase == "over"
 
     def standings(self, s: KhmerState) -> list[dict[str, Any]]:
         return [{"player": p, "points": s.match[i]} for i, p in enumerate(self.players)]
@@ -190,19 +176,6 @@ class KhmerGame:
         return errors
 
     # ---------------------------------------------------------------- reducer
-    def apply(self, state: KhmerState, event: ev.GameEvent | dict[str, Any]) -> Applied | Rejected:
-        try:
-            e = ev.event_from(event)
-        except ValueError as exc:
-            return Rejected(str(exc), RejectCode.BAD_EVENT)
-        step = _Step(state)
-        try:
-            self._dispatch(step, e)
-        except Illegal as exc:
-            return Rejected(exc.reason, exc.code)
-        step.set(events=state.events + 1, results=state.results + tuple(step.results))
-        return Applied(step.state, step.announcements, step.results)
-
     def _dispatch(self, step: _Step, e: ev.GameEvent) -> None:
         s = step.state
         if s.phase == "over":

@@ -7,13 +7,13 @@ A ``TableGame`` is a pure reducer: ``apply(state, event)`` returns ``Applied`` w
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from referee import events as ev
-from referee.announce import Announcement, announce
 from referee.rules import market as mk
-from referee.rules.common import Applied, Illegal, Rejected, RejectCode
+from referee.rules.common import Applied, Illegal, Reducer, Rejected, RejectCode
+from referee.rules.common import Step as BaseStep
 from referee.rules.config import Rules
 
 LIVE = ("play", "reset")  # a hand in progress, calls allowed
@@ -55,18 +55,10 @@ class TableState:
 
 
 @dataclass
-class Step:
-    """Mutable collector for one ``apply``: new state plus what to announce."""
+class Step(BaseStep):
+    """One ``apply`` of Kemps/Kem's: the shared collector plus deck anomalies."""
 
     state: TableState
-    announcements: list[Announcement] = field(default_factory=list)
-    results: list[dict[str, Any]] = field(default_factory=list)
-
-    def say(self, key: str, **params: Any) -> None:
-        self.announcements.append(announce(key, **params))
-
-    def set(self, **changes: Any) -> None:
-        self.state = replace(self.state, **changes)
 
     def anomalies(self, items: list[mk.Anomaly]) -> None:
         for a in items:
@@ -88,8 +80,10 @@ class Scoring(Protocol):
     def standings(self, g: TableGame, s: TableState) -> list[dict[str, Any]]: ...
 
 
-class TableGame:
+class TableGame(Reducer):
     """Kemps or Kem's, chosen by ``scoring``."""
+
+    step_type = Step
 
     def __init__(self, name: str, header: dict[str, Any], rules: Rules, players: tuple[str, ...],
                  teams: tuple[tuple[str, ...], ...], deck: tuple[str, ...], scoring: Scoring) -> None:
@@ -112,12 +106,6 @@ class TableGame:
 
     def active_teams(self, s: TableState) -> list[int]:
         return [i for i in range(len(self.teams)) if i not in s.out]
-
-    def is_legal(self, state: TableState, event: ev.GameEvent | dict[str, Any]) -> bool:
-        return isinstance(self.apply(state, event), Applied)
-
-    def is_finished(self, state: TableState) -> bool:
-        return state.phase == "over"
 
     def standings(self, state: TableState) -> list[dict[str, Any]]:
         return self.scoring.standings(self, state)
@@ -174,19 +162,6 @@ class TableGame:
         }
 
     # ---------------------------------------------------------------- reducer
-    def apply(self, state: TableState, event: ev.GameEvent | dict[str, Any]) -> Applied | Rejected:
-        try:
-            e = ev.event_from(event)
-        except ValueError as exc:
-            return Rejected(str(exc), RejectCode.BAD_EVENT)
-        step = Step(state)
-        try:
-            self._dispatch(step, e)
-        except Illegal as exc:
-            return Rejected(exc.reason, exc.code)
-        step.set(events=state.events + 1, results=state.results + tuple(step.results))
-        return Applied(step.state, step.announcements, step.results)
-
     def _dispatch(self, step: Step, e: ev.GameEvent) -> None:
         s = step.state
         if s.phase == "over" and not isinstance(e, ev.Reveal):
