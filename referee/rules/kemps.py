@@ -84,11 +84,7 @@ class KempsScoring:
             "holders": {p: r for p, r in holders.items()}, "letters": [],
         }
         if not scored:
-            if any(s.table.known_hand(p) is None for p in call.seats):
-                result["correct"] = None  # a late call on hands nobody showed: not judged
-            step.results.append(result)
-            step.say("call_late", call=call.call, by=call.by)
-            return "continue"
+            return step.late_call(call, result)
         step.say("call_correct" if correct else "call_wrong", call=call.call, by=call.by)
         for t in letter_teams:
             result["letters"].append(self._add_letter(g, step, t))

@@ -85,11 +85,7 @@ class KemsScoring:
             "correct": correct, "scored": scored, "holders": holders, "points": [],
         }
         if not scored:
-            if any(s.table.known_hand(p) is None for p in call.seats):
-                result["correct"] = None  # a late call on hands nobody showed: not judged
-            step.results.append(result)
-            step.say("call_late", call=call.call, by=call.by)
-            return "continue"
+            return step.late_call(call, result)
         step.say("call_correct" if correct else "call_wrong", call=call.call, by=call.by)
         for t, n in points:
             scores = step.state.scores

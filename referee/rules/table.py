@@ -60,6 +60,15 @@ class Step(BaseStep):
 
     state: TableState
 
+    def late_call(self, call: CallRecord, result: dict[str, Any]) -> str:
+        """Log a call made after the first one of this reveal: recorded, never scored."""
+        table = self.state.table
+        if table is not None and any(table.known_hand(p) is None for p in call.seats):
+            result["correct"] = None  # a late call on hands nobody showed: not judged
+        self.results.append(result)
+        self.say("call_late", call=call.call, by=call.by)
+        return "continue"
+
     def anomalies(self, items: list[mk.Anomaly]) -> None:
         for a in items:
             res = a.to_result() | {"hand": self.state.hand_no}
