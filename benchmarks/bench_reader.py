@@ -156,11 +156,19 @@ def speed(reader, model_dir: Path, images: list[np.ndarray], baseline: bool) -> 
         for name, m in models.items():
             times[name] = []
             m.predict(images[0], imgsz=640, device="cpu", verbose=False)  # warm-up
+    twin = float_twin(reader, model_dir)
+    if twin is not None:
+        times["reader_full_float32"] = []
+        twin.read(images[0])
     reader.read(images[0])
     for img in images:
         t = time.perf_counter()
         reader.read(img)
         times["reader_full"].append(time.perf_counter() - t)
+        if twin is not None:
+            t = time.perf_counter()
+            twin.read(img)
+            times["reader_full_float32"].append(time.perf_counter() - t)
         t = time.perf_counter()
         reader._detect(img)
         times["reader_detector_only"].append(time.perf_counter() - t)
@@ -180,6 +188,24 @@ def speed(reader, model_dir: Path, images: list[np.ndarray], baseline: bool) -> 
     res["cpu_count_visible"] = os.cpu_count()
     res["load_avg_at_end"] = os.getloadavg()
     return res
+
+
+def float_twin(reader, model_dir: Path):  # noqa: ANN001, ANN201
+    """The same reader with the float networks, when the shipped one loads INT8 copies."""
+    import dataclasses
+
+    from vision.reader.classifier import IndexClassifier
+    from vision.reader.detector import IndexDetector
+    from vision.reader.reader import CardReader
+    from vision.reader.runtime import load_session
+
+    m = reader.meta
+    if "int8" not in m.detector_file + m.classifier_file:
+        return None
+    meta = dataclasses.replace(m, detector_file="index_detector.xml", classifier_file="index_classifier.onnx")
+    det = IndexDetector(load_session(model_dir / meta.detector_file, 2), meta.detector_input_hw, reader.detector.conf, meta.detector_iou)
+    clf = IndexClassifier(load_session(model_dir / meta.classifier_file, 2), meta.classifier_size, meta.classifier_pad, len(meta.ranks), len(meta.suits))
+    return CardReader(meta, det, clf)
 
 
 def map50(model_dir: Path, data_yaml: Path) -> dict:

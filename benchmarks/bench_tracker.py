@@ -123,6 +123,8 @@ def bench_recording(
         if max_s is not None and t > max_s:
             break
         while k < len(injected) and float(injected[k]["t"]) <= t + 1e-9:
+            if injected[k]["type"] == "new_hand":
+                pipe.new_hand(float(injected[k]["t"]))  # as `referee eval` does
             if ref.apply(injected[k]):
                 seats = ref.awaited_seats(list(rec.header["players"]))
                 if seats:
@@ -142,7 +144,7 @@ def bench_recording(
         index += 1
     cap.release()
     truth = [e for e in rec.events if e["type"] not in M.INJECTED_TYPES and (max_s is None or e["t"] <= max_s)]
-    scores = M.event_scores(truth, pred, 1.0)
+    scores = M.event_scores(truth, pred, 1.0, end_s=times[-1] if times else None)
     ms = np.array(per_frame) * 1000
     truth_swaps = {(e["give"], e["take"]): e.get("player") for e in truth if e["type"] == "swap"}
     named = [(e["player"], truth_swaps.get((e["give"], e["take"]))) for e in pred if e["type"] == "swap" and e.get("player")]
@@ -162,7 +164,8 @@ def bench_recording(
         "reader_calls": reader.calls,
         "reader_ms_total": round(getattr(reader, "seconds", 0.0) * 1000, 1),
         "pixels_read_per_frame": round(reader.pixels / max(index, 1)),
-        "market_accuracy": M.market_accuracy(M.market_at_times(rec.events, times), markets),
+        "market_accuracy": M.flags_accuracy(M.market_flags(rec.events, times, markets, 1.0)),
+        "market_accuracy_strict": M.market_accuracy(M.market_at_times(rec.events, times), markets),
         "event_f1": round(scores["f1"], 4),
         "event_precision": round(scores["precision"], 4),
         "event_recall": round(scores["recall"], 4),

@@ -3,7 +3,8 @@
     .venv/bin/python benchmarks/tune_reader.py --model models [--frames 20]
 
 Reads each frame once at the most permissive detector threshold, then replays grouping
-for every (detector_conf, min_index_p, min_card_p) and prints card-level F1 per setting.
+for every (detector_conf, min_index_p, min_card_p) and both grouping modes (fused: the two
+corners' distributions combined; plain: each index read alone) and prints card-level F1.
 """
 
 from __future__ import annotations
@@ -45,24 +46,30 @@ def main() -> int:
         for _ in range(args.frames):
             scene = random_scene(rng, ds, size=(1280, 720))
             frames.append((scene, reader.read_indices(scene.image)))
-    grid = itertools.product((0.02, 0.05, 0.1, 0.2), (0.3, 0.5, 0.7), (0.2, 0.3, 0.5, 0.7))
+    grid = itertools.product((True, False), (0.02, 0.05, 0.1, 0.2), (0.3, 0.5, 0.7), (0.2, 0.3, 0.5, 0.7))
+    labels = (reader.meta.ranks, reader.meta.suits)
     rows = []
-    for dc, ip, cp in grid:
+    for fuse, dc, ip, cp in grid:
         total = Score()
         for scene, obs in frames:
             kept = [o for o in obs if o.det >= dc and o.index_p >= ip]
-            groups = [g for g in group_indices(kept, reader.meta.geometry) if g.confidence >= cp]
+            grouped = group_indices(kept, reader.meta.geometry, labels=labels if fuse else None)
+            groups = [g for g in grouped if g.confidence >= cp]
             det = CardDetections(
                 xyxy=np.array([g.xyxy for g in groups], np.float32).reshape(-1, 4),
                 confidence=np.array([g.confidence for g in groups], np.float32),
                 cards=[g.card for g in groups], index_boxes=[g.index_boxes for g in groups],
             )  # fmt: skip
             total.add(score_frame(scene, det))
-        rows.append((total.f1, dc, ip, cp, total.precision, total.recall))
+        rows.append((total.f1, fuse, dc, ip, cp, total.precision, total.recall))
     rows.sort(reverse=True)
-    print("F1     det_conf min_index_p min_card_p  P      R")
-    for f1, dc, ip, cp, p, r in rows[:15]:
-        print(f"{f1:.4f} {dc:8.2f} {ip:11.2f} {cp:10.2f}  {p:.3f}  {r:.3f}")
+    current = (True, 0.05, 0.5, 0.5)
+    print("F1     fused det_conf min_index_p min_card_p  P      R")
+    for f1, fuse, dc, ip, cp, p, r in rows[:12] + [r for r in rows if r[1:5] in (current, (False, 0.05, 0.5, 0.5))]:
+        print(f"{f1:.4f} {fuse!s:5} {dc:8.2f} {ip:11.2f} {cp:10.2f}  {p:.3f}  {r:.3f}")
+    for fuse in (True, False):
+        best = max(r for r in rows if r[1] == fuse)
+        print(f"best {'fused' if fuse else 'plain'}: F1 {best[0]:.4f} at det_conf {best[2]}, min_index_p {best[3]}, min_card_p {best[4]}")
     return 0
 
 

@@ -54,6 +54,31 @@ if [[ ! -e "$ART_ROOT/pkgs/aisleriot/usr/share/aisleriot/cards/bonded.svgz" ]]; 
   rm -rf "$tmp"
 fi
 
+# Fonts for procedural decks (vision/synth/procedural.py): files only, from the .debs, so
+# the rendered indices cover many more letterforms than DejaVu/STIX. Split by font family
+# across train/val/test like the decks, so held-out decks also have unseen fonts.
+font_pkgs=(fonts-liberation2 fonts-freefont-ttf fonts-roboto-unhinted fonts-open-sans fonts-lato
+  fonts-crosextra-carlito fonts-crosextra-caladea fonts-linuxlibertine fonts-ebgaramond fonts-cantarell
+  fonts-urw-base35 fonts-paratype fonts-comic-neue fonts-cabin fonts-quicksand fonts-oxygen
+  fonts-adf-gillius fonts-adf-universalis fonts-adf-accanthis fonts-adf-berenis fonts-noto-core
+  fonts-league-spartan fonts-hack fonts-play fonts-sil-gentium fonts-sil-charis fonts-oldstandard
+  fonts-averia-serif-gwf fonts-firacode)
+if [[ ! -e "$ART_ROOT/pkgs/fonts/.done" ]]; then
+  echo "==> apt-get download ${#font_pkgs[@]} font packages (files only)"
+  tmp=$(mktemp -d)
+  mkdir -p "$ART_ROOT/pkgs/fonts"
+  for p in "${font_pkgs[@]}"; do
+    if (cd "$tmp" && apt-get download -qq "$p" >/dev/null 2>&1); then
+      dpkg -x "$tmp/$(cd "$tmp" && ls -t ./*.deb | head -1)" "$ART_ROOT/pkgs/fonts"
+    else
+      echo "    ($p download failed: skipped)" >&2
+    fi
+  done
+  find "$ART_ROOT/pkgs/fonts" -type f ! -name "*.ttf" ! -name "*.otf" -delete
+  touch "$ART_ROOT/pkgs/fonts/.done"
+  rm -rf "$tmp"
+fi
+
 # npm: Bellot (svg-cards), Aguilar's vectorised cards (cardsJS), Kennard's CC0 cards.
 npm_pkgs=(svg-cards@4.0.2 cardsJS@1.1.1 @heruka_urgyen/react-playing-cards@0.5.0)
 if ! command -v npm >/dev/null 2>&1; then

@@ -91,6 +91,33 @@ def test_market_accuracy_over_time() -> None:
     assert M.market_accuracy([None, None], [None, ("AC",)]) is None
 
 
+def test_market_slack_at_changes_accepts_only_the_two_sides() -> None:
+    old, new = ("7C", "KD", "3S", "4H"), ("2C", "KD", "3S", "4H")
+    wrong = ("9C", "KD", "3S", "4H")
+    times = [1.5, 2.5, 4.5, 5.5, 5.9, 6.5, 8.0]
+    pred = [(), (), new, old, old, old, old]
+    flags = M.market_flags(TRUTH, times, pred, 1.0)
+    # 1.5: no market in truth (unscored); 2.5: still empty 0.5 s after the deal (before = no market);
+    # 4.5: the new card seen under the hand before the stamp; 5.5, 5.9: old market up to 1 s late;
+    # 6.5, 8.0: the old market kept more than 1 s after the swap is wrong.
+    assert flags == [None, True, True, True, True, False, False]
+    assert M.market_flags(TRUTH, [5.2], [wrong], 1.0) == [False]  # a wrong card is never excused
+    assert M.market_flags(TRUTH, times, pred, 0.0) == [None, False, False, False, False, False, False]
+    assert M.flags_accuracy(flags) == pytest.approx(4 / 6)
+    assert M.flags_accuracy([None]) is None
+    assert [c[0] for c in M.market_changes(TRUTH)] == [2.0, 5.0, 14.0]
+
+
+def test_events_cut_off_by_the_video_end_are_not_scored_when_unmatched() -> None:
+    truth = [{"type": "stale", "t": 3.0}, {"type": "stale", "t": 9.6}]
+    s = M.event_scores(truth, [{"type": "stale", "t": 3.1}], 1.0, end_s=10.0)
+    assert s["f1"] == 1.0 and s["truth"] == 1 and len(s["unscored_tail"]) == 1
+    s = M.event_scores(truth, [{"type": "stale", "t": 3.1}], 1.0, end_s=11.0)  # 1.4 s of video left: missed
+    assert s["recall"] == 0.5 and s["unscored_tail"] == []
+    s = M.event_scores(truth, [{"type": "stale", "t": 3.1}, {"type": "stale", "t": 9.9}], 1.0, end_s=10.0)
+    assert s["f1"] == 1.0 and s["truth"] == 2  # matched in the tail: counted
+
+
 def test_card_reads_and_confusion() -> None:
     truth = [("7C", (0, 0, 10, 10)), ("KD", (20, 0, 30, 10)), ("3S", (40, 0, 50, 10))]
     pred = [("7C", (1, 1, 9, 9)), ("KH", (21, 0, 29, 10)), ("AS", (80, 80, 90, 90))]

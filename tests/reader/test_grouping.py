@@ -108,3 +108,47 @@ def test_deck_with_small_indices_still_pairs_its_two_corners() -> None:
     assert len(cards) == 1
     quad_centre = cards[0].quad.mean(axis=0)
     assert np.linalg.norm(quad_centre - centre) < 2  # midpoint of the two corners
+
+
+# ---- fused grouping: the two corners' full distributions combined ------------------------
+RANKS_T = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
+SUITS_T = ("C", "D", "H", "S")
+
+
+def with_probs(o: IndexObs, reads: dict[str, float]) -> IndexObs:
+    """`o` with rank/suit distributions putting `reads` mass on those cards (rest spread)."""
+    r = np.full(len(RANKS_T), 0.01)
+    s = np.full(len(SUITS_T), 0.01)
+    for card, p in reads.items():
+        r[RANKS_T.index(card[:-1])] += p
+        s[SUITS_T.index(card[-1])] += p
+    o.rank_probs, o.suit_probs = r / r.sum(), s / s.sum()
+    return o
+
+
+def test_fused_corners_that_disagree_give_one_card_read_from_both() -> None:
+    a, b = card_indices("QS", (300, 200), 15)
+    a = with_probs(a, {"QS": 0.55, "QC": 0.4})
+    b = with_probs(b, {"QC": 0.45, "QS": 0.5})
+    a.card, b.card = "QS", "QC"  # each index's own top reading
+    assert len(group_indices([a, b], GEOM)) == 2  # without fusion: two guesses
+    fused = group_indices([a, b], GEOM, labels=(RANKS_T, SUITS_T))
+    assert [c.card for c in fused] == ["QS"] and len(fused[0].members) == 2
+
+
+def test_fused_confident_different_reads_stay_two_cards() -> None:
+    a, _ = card_indices("3H", (200, 200), 0)
+    _, b = card_indices("9C", (200, 200), 0)  # where 3H's other corner would be
+    a = with_probs(a, {"3H": 0.95})
+    b = with_probs(b, {"9C": 0.95})
+    fused = group_indices([a, b], GEOM, labels=(RANKS_T, SUITS_T))
+    assert sorted(c.card for c in fused) == ["3H", "9C"]
+
+
+def test_fused_single_index_keeps_its_own_probability() -> None:
+    a, _ = card_indices("7D", (200, 200), 40)
+    a = with_probs(a, {"7D": 0.9})
+    a.index_p = 0.8
+    (card,) = group_indices([a], GEOM, labels=(RANKS_T, SUITS_T))
+    joint = float(np.outer(a.rank_probs, a.suit_probs).max())  # type: ignore[arg-type]
+    assert card.card == "7D" and card.confidence == pytest.approx(joint * 0.8, rel=1e-3)

@@ -103,3 +103,16 @@ def test_two_identical_cards_are_two_cards() -> None:
     for i in range(4):
         ch = ch or feed(f, ["6C", "3H"], 1 + i)
     assert ch is not None and ch.removed == ("6C",) and sorted(f.cards) == ["3H", "6C"]
+
+
+def test_also_allowed_size_commits_after_normal_confirmation() -> None:
+    """An empty market is odd mid-hand (long confirmation) but normal once a hand is over."""
+    f = market_filter()
+    feed(f, MARKET, 0.0), feed(f, MARKET, 0.1)
+    f.new_episode()
+    assert all(feed(f, [], 1.0 + i / 30) is None for i in range(5))  # odd: needs 30 reads
+    f.also_allowed = frozenset({0})
+    f.new_episode()
+    results = [feed(f, [], 2.0 + i / 30) for i in range(2)]
+    assert results[0] is None and results[1] is not None  # the normal 2-read confirmation
+    assert f.cards == () and sorted(results[1].removed) == sorted(MARKET)

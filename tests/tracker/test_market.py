@@ -105,3 +105,26 @@ def test_after_a_reveal_the_next_new_market_is_a_deal() -> None:
     new = ["AS", "AD", "5C", "6C"]
     ev, _ = m.change(change(M0, new, 25.0), 25.0)
     assert ev == [{"type": "deal", "market": new, "t": 25.0}]
+
+
+def test_new_deal_sharing_a_card_with_the_old_market_is_a_deal() -> None:
+    """Cards are collected and shuffled after a call: the next market may hold a card of
+    the last one (KD here) and is still a deal, not three swaps."""
+    m = tracker()
+    m.change(change([], M0, 1.0), 1.0)
+    m.new_hand(10.0)
+    assert m.change(change(M0, [], 12.0), 12.0) == ([], [])  # picked up
+    nxt = ["AC", "KD", "10C", "JD"]
+    ev, _ = m.change(change([], nxt, 20.0), 20.0)
+    assert ev == [{"type": "deal", "market": nxt, "t": 20.0}]
+    # Within the hand that follows, a market sharing cards with the last one is a swap again.
+    ev, _ = m.change(change(nxt, ["AC", "KD", "10C", "2S"], 22.0), 22.0)
+    assert [e["type"] for e in ev] == ["swap"]
+
+
+def test_without_a_pickup_only_an_all_new_market_is_a_deal() -> None:
+    m = tracker()
+    m.change(change([], M0, 1.0), 1.0)
+    m.new_hand(10.0)
+    ev, _ = m.change(change(M0, ["7C", "KD", "3S", "2C"], 11.0), 11.0)  # a misread corner, not a deal
+    assert [e["type"] for e in ev] == ["swap"]

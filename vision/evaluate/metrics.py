@@ -8,6 +8,7 @@ smallest time difference, one to one.
 
 from __future__ import annotations
 
+import bisect
 import math
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -92,9 +93,27 @@ def prf(tp: int, n_pred: int, n_truth: int) -> dict[str, float | None]:
     return {"precision": p, "recall": r, "f1": f1}
 
 
-def event_scores(truth: Sequence[dict[str, Any]], pred: Sequence[dict[str, Any]], tolerance_s: float) -> dict[str, Any]:
-    """Overall and per-type precision/recall/F1 and latencies (pred.t − truth.t)."""
+def event_scores(
+    truth: Sequence[dict[str, Any]], pred: Sequence[dict[str, Any]], tolerance_s: float, end_s: float | None = None
+) -> dict[str, Any]:
+    """Overall and per-type precision/recall/F1 and latencies (pred.t − truth.t).
+
+    `end_s` (the time of the last frame): an event the video cuts off — less than
+    `tolerance_s` of video left after it — cannot always be confirmed in time, so it is
+    not scored when it is unmatched (truth or referee side); a match there still counts."""
     match = match_events(truth, pred, tolerance_s)
+    tail: list[dict[str, Any]] = []
+    if end_s is not None:
+        cut = end_s - tolerance_s
+        drop_t = {i for i in match.missed if float(truth[i]["t"]) > cut}
+        drop_p = {j for j in match.extra if float(pred[j]["t"]) > cut}
+        if drop_t or drop_p:
+            tail = [_brief(truth[i]) for i in sorted(drop_t)] + [_brief(pred[j]) for j in sorted(drop_p)]
+            keep_t = [i for i in range(len(truth)) if i not in drop_t]
+            keep_p = [j for j in range(len(pred)) if j not in drop_p]
+            truth = [truth[i] for i in keep_t]
+            pred = [pred[j] for j in keep_p]
+            match = match_events(truth, pred, tolerance_s)
     latencies = [float(pred[j]["t"]) - float(truth[i]["t"]) for i, j in match.pairs]
     out: dict[str, Any] = {
         **prf(len(match.pairs), len(pred), len(truth)),
@@ -111,6 +130,7 @@ def event_scores(truth: Sequence[dict[str, Any]], pred: Sequence[dict[str, Any]]
         n_p = sum(1 for e in pred if e["type"] == kind)
         out["by_type"][kind] = {**prf(tp, n_p, n_t), "truth": n_t, "pred": n_p, "matched": tp}
     out["missed"] = [_brief(truth[i]) for i in match.missed]
+    out["unscored_tail"] = tail
     out["extra"] = [_brief(pred[j]) for j in match.extra]
     return out
 
@@ -171,7 +191,8 @@ def market_accuracy(
     truth: Sequence[tuple[str, ...] | None], pred: Sequence[Sequence[str] | None]
 ) -> float | None:
     """Share of samples (frames) where the referee's market equals the truth, over the
-    samples where a market is on the table in truth; None when there never is one."""
+    samples where a market is on the table in truth; None when there never is one.
+    Strict: no slack at a change (see `market_flags` for the scored figure)."""
     n = ok = 0
     for tm, pm in zip(truth, pred, strict=True):
         if tm is None:
@@ -179,6 +200,61 @@ def market_accuracy(
         n += 1
         ok += pm is not None and tuple(sorted(pm)) == tm
     return ok / n if n else None
+
+
+MarketChange = tuple[float, tuple[str, ...] | None, tuple[str, ...] | None]
+
+
+def market_changes(events: Sequence[dict[str, Any]]) -> list[MarketChange]:
+    """(t, market before, market after) at every truth event that changes the market."""
+    out: list[MarketChange] = []
+    market: tuple[str, ...] | None = None
+    for ev in events:
+        after = market_after(market, ev)
+        if after != market:
+            out.append((float(ev["t"]), market, after))
+        market = after
+    return out
+
+
+def _same_market(pred: Sequence[str] | None, state: tuple[str, ...] | None) -> bool:
+    """The referee shows `state` (an empty market stands for "no market on the table")."""
+    if state is None:
+        return pred is not None and len(pred) == 0
+    return pred is not None and tuple(sorted(pred)) == state
+
+
+def market_flags(
+    events: Sequence[dict[str, Any]], times: Sequence[float], pred: Sequence[Sequence[str] | None], grace_s: float
+) -> list[bool | None]:
+    """Per sample: None (no market in truth), True (the referee's market is right), False.
+
+    A truth stamp is the instant a change is fully visible (the arm has left), but the
+    cards change under the hand before that and a referee confirms them a few frames
+    after: within `grace_s` of a truth change (either side, as events are matched within
+    the event tolerance) the market just before or just after that change is right too.
+    Any other market (a wrong or missing card, a state more than `grace_s` late) is wrong;
+    `grace_s=0` is the strict figure."""
+    truth = market_at_times(events, times)
+    changes = market_changes(events)
+    starts = [c[0] for c in changes]
+    out: list[bool | None] = []
+    for t, tm, pm in zip(times, truth, pred, strict=True):
+        if tm is None:
+            out.append(None)
+            continue
+        ok = _same_market(pm, tm)
+        if not ok and grace_s > 0:
+            lo = bisect.bisect_left(starts, t - grace_s - 1e-9)
+            hi = bisect.bisect_right(starts, t + grace_s + 1e-9)
+            ok = any(_same_market(pm, changes[j][1]) or _same_market(pm, changes[j][2]) for j in range(lo, hi))
+        out.append(ok)
+    return out
+
+
+def flags_accuracy(flags: Sequence[bool | None]) -> float | None:
+    scored = [f for f in flags if f is not None]
+    return sum(scored) / len(scored) if scored else None
 
 
 # --- card reads -----------------------------------------------------------------------

@@ -35,6 +35,8 @@ def summarize(recs: list[dict[str, Any]], tolerance_s: float) -> dict[str, Any]:
         "frames": frames,
         "video_s": round(video_s, 2),
         "market_accuracy": (sum(r["market_correct_frames"] for r in recs) / mf) if mf else None,
+        # No slack at truth changes: counts the frames a correct referee lags (or leads) the stamp.
+        "market_accuracy_strict": (sum(r.get("market_correct_frames_strict", 0) for r in recs) / mf) if mf else None,
         "card_precision": cards["precision"] if cards else None,
         "card_recall": cards["recall"] if cards else None,
         "card_f1": cards["f1"] if cards else None,

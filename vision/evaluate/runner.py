@@ -205,7 +205,9 @@ def evaluate_recording(root: str | Path, opts: RunOptions, on_frame: Callable[[i
 
     visible_truth = [e for e in rec.events if e["type"] not in M.INJECTED_TYPES]
     truth_markets = M.market_at_times(rec.events, times)
-    flags = [None if tm is None else (pm is not None and tuple(sorted(pm)) == tm) for tm, pm in zip(truth_markets, pred_markets)]
+    strict = [None if tm is None else (pm is not None and tuple(sorted(pm)) == tm) for tm, pm in zip(truth_markets, pred_markets)]
+    # Scored with the event tolerance as the slack at each truth change (see M.market_flags).
+    flags = M.market_flags(rec.events, times, pred_markets, opts.tolerance_s)
     fps = index / elapsed if elapsed > 0 else None
     return {
         "name": rec.name,
@@ -217,9 +219,12 @@ def evaluate_recording(root: str | Path, opts: RunOptions, on_frame: Callable[[i
         "video_fps": rec.fps,
         "market_frames": sum(1 for f in flags if f is not None),
         "market_correct_frames": sum(1 for f in flags if f),
-        "market_accuracy": M.market_accuracy(truth_markets, pred_markets),
+        "market_accuracy": M.flags_accuracy(flags),
+        "market_grace_s": opts.tolerance_s,
+        "market_correct_frames_strict": sum(1 for f in strict if f),
+        "market_accuracy_strict": M.market_accuracy(truth_markets, pred_markets),
         "market_timeline": _segments(times, flags),
-        "events": M.event_scores(visible_truth, pred_events, opts.tolerance_s),
+        "events": M.event_scores(visible_truth, pred_events, opts.tolerance_s, end_s=times[-1]),
         "reveals": M.reveal_accuracy(visible_truth, pred_events, opts.tolerance_s, by_value=rec.game == "khmer"),
         "cards": M.card_scores(card_pairs) if card_frames else None,
         "card_frames": len(card_frames),

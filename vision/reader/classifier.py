@@ -26,6 +26,8 @@ class IndexReadings:
     suit_p: np.ndarray
     index_p: np.ndarray  # probability the crop is a real corner index
     up: np.ndarray | None = None  # (N, 2) reading direction (unnormalised), image x/y
+    rank_probs: np.ndarray | None = None  # (N, n_ranks) full distributions, for fusing the
+    suit_probs: np.ndarray | None = None  # (N, n_suits) two indices of one card
 
 
 def softmax(z: np.ndarray) -> np.ndarray:
@@ -51,11 +53,14 @@ class IndexClassifier:
     def classify(self, image: np.ndarray, boxes: np.ndarray) -> IndexReadings:
         if len(boxes) == 0:
             z = np.zeros((0,), np.float32)
-            return IndexReadings(z.astype(int), z, z.astype(int), z, z, np.zeros((0, 2), np.float32))
+            return IndexReadings(
+                z.astype(int), z, z.astype(int), z, z, np.zeros((0, 2), np.float32),
+                np.zeros((0, self.n_ranks), np.float32), np.zeros((0, self.n_suits), np.float32),
+            )  # fmt: skip
         raw = self.logits(square_crops(image, boxes, self.size, self.pad))
         r = softmax(raw[:, : self.n_ranks])
         s = softmax(raw[:, self.n_ranks : self.n_ranks + self.n_suits])
         k = self.n_ranks + self.n_suits
         v = 1.0 / (1.0 + np.exp(-raw[:, k]))
         up = raw[:, k + 1 : k + 3] if raw.shape[1] >= k + 3 else None
-        return IndexReadings(r.argmax(1), r.max(1), s.argmax(1), s.max(1), v.astype(np.float32), up)
+        return IndexReadings(r.argmax(1), r.max(1), s.argmax(1), s.max(1), v.astype(np.float32), up, r, s)

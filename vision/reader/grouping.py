@@ -11,6 +11,12 @@ Two indices are the same physical card when they read the same card and either
 Identical cards in a cascade face the same way, so they are never merged. In a one-deck
 game a card exists once: only the best-supported group of each identity is kept; with
 two decks, the two best.
+
+When the classifier's full rank and suit distributions are known, the two indices of a
+card are fused instead of compared: they join when their geometry says "one card" and
+they could read the same card (the chance both read the same identity is not tiny); the
+card is then the identity most likely under both readings. A card whose two corners
+read QS (0.6) and QC (0.5) is one card, read from the evidence of both, not two guesses.
 """
 
 from __future__ import annotations
@@ -34,6 +40,7 @@ class CardGeometry:
     height: float = 5.3
     link_radius: float = 1.4  # max distance of predicted centres, in s, to join a pair
     opposite_deg: float = 120.0  # min angle between the two `up`s of a pair
+    min_agree: float = 0.05  # fused grouping: min chance two indices read the same identity
 
 
 @dataclass(slots=True)
@@ -46,6 +53,15 @@ class IndexObs:
     up: tuple[float, float] | None = None  # unit vector (image x, y) pointing to the card's top
     det: float = 1.0  # detector score of the box (p does not include it)
     index_p: float = 1.0  # classifier's "this is a corner index" probability (a factor of p)
+    rank_probs: np.ndarray | None = None  # full distributions (optional): fused grouping
+    suit_probs: np.ndarray | None = None
+
+    @property
+    def joint(self) -> np.ndarray | None:
+        """P(rank, suit) flattened rank-major (rank i, suit j at i * n_suits + j)."""
+        if self.rank_probs is None or self.suit_probs is None:
+            return None
+        return np.outer(self.rank_probs, self.suit_probs).ravel()
 
     @property
     def centre(self) -> np.ndarray:
@@ -182,9 +198,62 @@ def _make_group(card: str, members: list[IndexObs], geom: CardGeometry) -> CardG
     return CardGroup(card=card, confidence=conf, members=members, quad=quad)
 
 
-def group_indices(obs: list[IndexObs], geom: CardGeometry | None = None, two_decks: bool = False) -> list[CardGroup]:
-    """Cards from indices: each physical card once, sorted by confidence (highest first)."""
+def _fused_clusters(obs: list[IndexObs], joints: np.ndarray, geom: CardGeometry) -> list[list[int]]:
+    """Union-find over pairs that are one card by geometry and could read the same card."""
+    parent = list(range(len(obs)))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    agree = joints @ joints.T
+    for i in range(len(obs)):
+        for j in range(i + 1, len(obs)):
+            if agree[i, j] >= geom.min_agree and same_card(obs[i], obs[j], geom):
+                parent[find(i)] = find(j)
+    groups: dict[int, list[int]] = {}
+    for i in range(len(obs)):
+        groups.setdefault(find(i), []).append(i)
+    return list(groups.values())
+
+
+def _fused_groups(obs: list[IndexObs], geom: CardGeometry, ranks: tuple[str, ...], suits: tuple[str, ...]) -> list[CardGroup]:
+    joints = np.stack([o.joint for o in obs])  # type: ignore[misc]
+    out = []
+    for members in _fused_clusters(obs, joints, geom):
+        logp = np.log(joints[members] + 1e-6).sum(axis=0)
+        post = np.exp(logp - logp.max())
+        post /= post.sum()
+        k = int(post.argmax())
+        card = ranks[k // len(suits)] + suits[k % len(suits)]
+        items = [obs[i] for i in members]
+        g = _make_group(card, items, geom)
+        # one member: exactly its own p (rank_p * suit_p * index_p), as without fusion
+        g.confidence = float(post[k]) * (1.0 - float(np.prod([1.0 - m.index_p for m in items])))
+        out.append(g)
+    return out
+
+
+def group_indices(
+    obs: list[IndexObs],
+    geom: CardGeometry | None = None,
+    two_decks: bool = False,
+    labels: tuple[tuple[str, ...], tuple[str, ...]] | None = None,
+) -> list[CardGroup]:
+    """Cards from indices: each physical card once, sorted by confidence (highest first).
+
+    labels: (ranks, suits) in the order of the observations' distributions; with it (and
+    distributions on every observation) the indices of a card are fused.
+    """
     geom = geom or CardGeometry()
+    if labels is not None and obs and all(o.joint is not None for o in obs):
+        per_card: dict[str, list[CardGroup]] = {}
+        for g in _fused_groups(obs, geom, *labels):
+            per_card.setdefault(g.card, []).append(g)
+        kept = [g for gs in per_card.values() for g in sorted(gs, key=lambda g: -g.confidence)[: 2 if two_decks else 1]]
+        return sorted(kept, key=lambda g: -g.confidence)
     by_card: dict[str, list[IndexObs]] = {}
     for o in obs:
         by_card.setdefault(o.card, []).append(o)

@@ -43,6 +43,7 @@ class ReaderMeta:
     suits: tuple[str, ...] = SUITS
     min_index_p: float = 0.5
     min_card_p: float = 0.3
+    fuse_indices: bool = False  # fuse the two corners' readings of a card (grouping.py); measured: no gain yet
     geometry: CardGeometry = field(default_factory=CardGeometry)
 
     @classmethod
@@ -131,7 +132,14 @@ class CardReader:
                 up = (float(u[0]), float(u[1]))
             card = self.meta.ranks[r.rank[i]] + self.meta.suits[r.suit[i]]
             p = float(r.rank_p[i] * r.suit_p[i] * r.index_p[i])
-            obs.append(IndexObs(box=tuple(float(v) for v in box), card=card, p=p, up=up, det=float(scores[i]), index_p=float(r.index_p[i])))  # type: ignore[arg-type]
+            obs.append(
+                IndexObs(
+                    box=tuple(float(v) for v in box), card=card, p=p, up=up, det=float(scores[i]),  # type: ignore[arg-type]
+                    index_p=float(r.index_p[i]),
+                    rank_probs=None if r.rank_probs is None else r.rank_probs[i],
+                    suit_probs=None if r.suit_probs is None else r.suit_probs[i],
+                )
+            )  # fmt: skip
         return obs
 
     def read(
@@ -158,7 +166,10 @@ class CardReader:
                 raise ValueError(f"roi {roi} is empty inside a {image.shape[1]}×{image.shape[0]} image")
             image, dx, dy = image[y1:y2, x1:x2], x1, y1
         indices = self.read_indices(image)
-        groups = [g for g in group_indices(indices, self.meta.geometry, two_decks) if g.confidence >= self.meta.min_card_p]
+        labels = (self.meta.ranks, self.meta.suits) if self.meta.fuse_indices else None
+        groups = [
+            g for g in group_indices(indices, self.meta.geometry, two_decks, labels) if g.confidence >= self.meta.min_card_p
+        ]  # fmt: skip
         if dx or dy:
             for o in indices:
                 o.box = (o.box[0] + dx, o.box[1] + dy, o.box[2] + dx, o.box[3] + dy)

@@ -91,6 +91,7 @@ def _style(seed: int, height: int) -> Style:
     latin, cyr = font_paths()
     letters_key = r.choices(list(LETTER_WEIGHTS), weights=list(LETTER_WEIGHTS.values()))[0]
     font = r.choice(cyr if letters_key == "ru" else latin)
+    font = _extra_font(seed, letters_key) or font
     if r.random() < 0.2:
         colours = dict(r.choice(FOUR_COLOUR))
     else:
@@ -121,6 +122,76 @@ def _style(seed: int, height: int) -> Style:
         back_pattern=r.choice(["diag", "check", "dots", "plain", "diamond"]),
         bold_court_letter=r.random() < 0.5,
     )
+
+
+# ---------------------------------------------------------------- extra fonts
+# Fonts extracted from Debian font packages by scripts/install_deck_art.sh (files only).
+# They are split by font family across train/val/test (a stable hash, like deck
+# families), so held-out procedural decks are printed in letterforms never trained on.
+EXTRA_FONT_SHARE = 0.6  # of designs that take an extra font when some are installed
+_SKIP_STYLES = ("Italic", "Oblique", "Thin", "Hairline", "ExtraLight", "Light", "Math", "Emoji", "Symbol", "Dingbat")
+
+
+def extra_fonts_dir() -> Path:
+    from vision.synth.decks import default_cache_dir
+
+    return default_cache_dir().parent / "pkgs" / "fonts"
+
+
+@functools.lru_cache(maxsize=1)
+def extra_fonts() -> dict[str, dict[str, tuple[Path, ...]]]:
+    """{split: {"latin": fonts, "ru": fonts with Cyrillic}} from the extracted packages."""
+    import zlib
+
+    from fontTools.ttLib import TTFont  # matplotlib's dependency
+
+    root = extra_fonts_dir()
+    out: dict[str, dict[str, list[Path]]] = {s: {"latin": [], "ru": []} for s in ("train", "val", "test")}
+    if not root.is_dir():
+        return {}
+    need = set("0123456789AJQKVDRBF")
+    cyr = set("ТВДК")
+    for path in sorted([*root.rglob("*.ttf"), *root.rglob("*.otf")]):
+        if any(k in path.name for k in _SKIP_STYLES):
+            continue
+        try:
+            font = TTFont(str(path), lazy=True, fontNumber=0)
+            chars = {chr(c) for c in font.getBestCmap() or {}}
+            name = font["name"]
+            family = _family_key(str(name.getDebugName(16) or name.getDebugName(1) or path.stem))
+        except Exception:  # an unreadable font file is not a reason to stop making decks
+            continue
+        if not need <= chars or any(k in family or k in path.name.lower() for k in ("dingbat", "symbol", "nushu", "d050000l")):
+            continue  # letters mapped to pictures: an unreadable index
+        h = zlib.crc32(family.encode()) % 10
+        split = "val" if h == 0 else "test" if h == 1 else "train"
+        out[split]["latin"].append(path)
+        if cyr <= chars:
+            out[split]["ru"].append(path)
+    return {s: {k: tuple(v) for k, v in d.items()} for s, d in out.items() if d["latin"]}
+
+
+def _family_key(name: str) -> str:
+    """'Fira Code Medium', 'Nimbus Sans Narrow' -> 'fira code', 'nimbus sans': weights and
+    widths of one design must land in the same split."""
+    import re
+
+    words = r"(bold|medium|semi ?bold|extra ?bold|demi ?bold|black|heavy|regular|book|condensed|narrow|light|demi|std|pro)"
+    return re.sub(rf"\b{words}\b", "", name.lower()).strip()
+
+
+def _extra_font(seed: int, letters_key: str) -> Path | None:
+    """An extra font for this design, or None (keeps the base choice). Uses its own RNG so
+    the rest of a seed's design does not change when fonts are installed."""
+    from vision.synth.splits import PROCEDURAL_SEEDS
+
+    pools = extra_fonts()
+    split = next((s for s, r in PROCEDURAL_SEEDS.items() if seed in r), "train")
+    pool = pools.get(split, {}).get("ru" if letters_key == "ru" else "latin", ())
+    r = random.Random(seed * 7919 + 17)
+    if not pool or r.random() >= EXTRA_FONT_SHARE:
+        return None
+    return r.choice(pool)
 
 
 # ---------------------------------------------------------------- suit shapes

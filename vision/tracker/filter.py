@@ -77,6 +77,8 @@ class ZoneFilter:
         self.last_change_t = 0.0
         self.reads = 0
         self._fresh = False  # reading a freshly settled zone until the vote window is full
+        # Sizes normal for now on top of `allowed_sizes` (an empty market once a hand is over).
+        self.also_allowed: frozenset[int] = frozenset()
 
     # ---- inputs ----------------------------------------------------------------------
     def hold(self) -> None:
@@ -127,7 +129,7 @@ class ZoneFilter:
         else:
             self._candidate, self._candidate_n = voted, 1
         need = cfg.confirm
-        if cfg.allowed_sizes is not None and len(voted) not in cfg.allowed_sizes:
+        if cfg.allowed_sizes is not None and len(voted) not in cfg.allowed_sizes and len(voted) not in self.also_allowed:
             need = cfg.odd_confirm
         elif any(frozenset(v) != voted for v in self._votes):
             need = cfg.confirm + cfg.disagree_extra  # reads disagree (flicker, misreads): more

@@ -52,10 +52,12 @@ class MarketTracker:
         self.reserve: int | None = None
         self._last_full: tuple[str, ...] = ()
         self._last_activity: float | None = None
+        self._cleared = False  # the market was seen picked up since a deal became due
 
     # ---- inputs ----------------------------------------------------------------------
     def new_hand(self, t: float) -> None:
         """Cards collected and shuffled: the next full market is a deal."""
+        self._cleared = (self.expect_deal and self._cleared) or len(self.market) < self.config.size
         self.expect_deal = True
         self.stale_announced = False
         self.quiet_since = t
@@ -91,11 +93,15 @@ class MarketTracker:
         self.market = after
         size = self.config.size
         if len(after) != size:
+            if self.expect_deal:
+                self._cleared = True  # the hand is over and its market was picked up
             return [], []  # cleared or partly dealt: wait for a full market
         t = round(t_event, 3)
         kept = set(before) & set(after)
         all_new = not kept and not set(after) & set(self._last_full)
-        if not self.dealt or (self.expect_deal and all_new):
+        # After a call the cards are collected and shuffled: the next market is a deal even
+        # when a card of the old market happens to come back in it.
+        if not self.dealt or (self.expect_deal and (all_new or self._cleared)):
             return self._deal(after, t)
         if all_new:
             return self._reset(after, t)
@@ -108,6 +114,7 @@ class MarketTracker:
     # ---- event builders ---------------------------------------------------------------
     def _deal(self, market: tuple[str, ...], t: float) -> tuple[list[Event], list[Event]]:
         self.dealt, self.expect_deal, self.stale_announced = True, False, False
+        self._cleared = False
         self.seen = Counter(market)
         self.discard = Counter()
         self._last_full = market

@@ -78,12 +78,17 @@ class MotionGate:
         if self._bg is None:
             self._bg = small.astype(np.float32)
         thr = self.cfg.pixel_threshold
-        moving = cv2.absdiff(small, prev) > thr
         # Lighting drifts over the whole table (a cloud, a lamp, the camera's exposure): compare
         # with the background relit by the smooth brightness ratio between the two, so only
         # local changes (an arm, a card) stand out.
         sf = small.astype(np.float32)
-        diff_raw = np.abs(sf - self._bg * self._relight(sf)) > thr
+        moving = cv2.absdiff(small, prev) > thr
+        if moving.any():
+            # The same from one frame to the next: an auto-exposure step moves the whole
+            # table at once, and must not read as an arm over every zone.
+            pf = prev.astype(np.float32)
+            moving = np.abs(sf - pf * self._relight(sf, pf)) > thr
+        diff_raw = np.abs(sf - self._bg * self._relight(sf, self._bg)) > thr
         # An arm is a solid blob; scattered pixels (noise, light drift, compression) are not.
         diff_bg = cv2.morphologyEx(diff_raw.astype(np.uint8), cv2.MORPH_OPEN, self._open).astype(bool)
         # Selective background: it follows slow drift where the scene matches it, and takes
@@ -112,14 +117,13 @@ class MotionGate:
             )
         return out
 
-    def _relight(self, sf: np.ndarray) -> np.ndarray:
-        """Smooth brightness ratio frame / background, estimated without the pixels that
-        changed a lot (cards, arms: they would bleed a halo into their surroundings).
-        Computed at a further 1/4 scale (it is smooth by definition), then upsampled."""
+    def _relight(self, sf: np.ndarray, bg: np.ndarray) -> np.ndarray:
+        """Smooth brightness ratio frame / reference (background or previous frame),
+        estimated without the pixels that changed a lot (cards, arms: they would bleed a
+        halo into their surroundings). Computed at a further 1/4 scale (it is smooth by
+        definition), then upsampled."""
         import cv2
 
-        bg = self._bg
-        assert bg is not None
         h, w = sf.shape
         dsize = (max(2, w // 4), max(2, h // 4))
         a = cv2.resize(sf, dsize, interpolation=cv2.INTER_AREA)

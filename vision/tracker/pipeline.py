@@ -282,7 +282,12 @@ class TablePipeline:
                 self._after_reveal(evs)
                 events += evs
                 continue
-            ch = self.filters[zone].update(cards, conf, boxes, t)
+            filt = self.filters[zone]
+            if zone == "market":
+                # Once a call is judged the market is picked up: empty is then a normal state
+                # (seen as soon as confirmed, so the next market is known to be a new deal).
+                filt.also_allowed = frozenset({0}) if self.market.expect_deal else frozenset()
+            ch = filt.update(cards, conf, boxes, t)
             if ch is not None:
                 changes.append(ch)
         for ch in changes:

@@ -37,6 +37,7 @@ class TrainConfig:
     classifier: ClassifierConfig = field(default_factory=ClassifierConfig)
     detector: DetectorConfig = field(default_factory=DetectorConfig)
     export_dir: str = "models"
+    int8: bool = False  # also write INT8 copies (NNCF) and make reader.json load them
     # runtime thresholds written to reader.json (ReaderMeta fields), chosen on val families
     runtime: dict[str, Any] = field(default_factory=dict)
 

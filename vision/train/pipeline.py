@@ -87,6 +87,11 @@ def stage_classifier(cfg: TrainConfig, out: Path) -> dict:
     from vision.train.train_classifier import CropSet, evaluate, export_onnx, predict, train_classifier
 
     train = CropSet.load(out / "cls" / "train.npz")
+    if cfg.classifier.extra_train:
+        missing = [p for p in cfg.classifier.extra_train if not Path(p).is_file()]
+        if missing:
+            raise FileNotFoundError(f"classifier.extra_train: not found: {', '.join(missing)}")
+        train = CropSet.concat([train, *(CropSet.load(Path(p)) for p in cfg.classifier.extra_train)])
     val = CropSet.load(out / "cls" / "val.npz") if (out / "cls" / "val.npz").is_file() else None
     t0 = time.time()
     model, info = train_classifier(train, val, cfg.classifier, out)
@@ -134,6 +139,13 @@ def stage_export(cfg: TrainConfig, out: Path, export_dir: Path) -> dict:
         suits=SUITS,
         geometry=geom,
     )
+    if cfg.int8:  # measured ~2x (detector) and ~4x (classifier) less CPU: MODEL_CARD.md
+        from vision.train.quantize import quantize_reader
+
+        (export_dir / META_FILE).write_text(json.dumps(meta.to_json(), indent=1))  # quantize reads it
+        q = quantize_reader(export_dir)
+        meta = dataclasses.replace(meta, detector_file=q["detector"].name, classifier_file=q["classifier"].name)
+        files.update({"detector_int8": q["detector"], "classifier_int8": q["classifier"]})
     unknown = set(cfg.runtime) - set(ReaderMeta.__dataclass_fields__)
     if unknown:
         raise ValueError(f"runtime: unknown reader.json key(s) {', '.join(sorted(unknown))}")

@@ -31,6 +31,7 @@ class ClassifierConfig:
     threads: int = 2
     seed: int = 0
     init: str | None = None  # continue from a checkpoint (classifier_last.pt) instead of scratch
+    extra_train: tuple[str, ...] = ()  # more cls/train.npz files (earlier data rounds) to train on
 
 
 @dataclass(slots=True)
@@ -49,6 +50,19 @@ class CropSet:
 
     def __len__(self) -> int:
         return len(self.rank)
+
+    @classmethod
+    def concat(cls, sets: list[CropSet]) -> CropSet:
+        """One set from several data rounds (same stored crop geometry required)."""
+        pads = {s.stored_pad for s in sets}
+        sizes = {s.crops.shape[1:] for s in sets}
+        if len(pads) != 1 or len(sizes) != 1:
+            raise ValueError(f"crop sets differ in stored geometry (pads {sorted(pads)}, sizes {sorted(sizes)})")
+        return cls(
+            np.concatenate([s.crops for s in sets]), np.concatenate([s.rank for s in sets]),
+            np.concatenate([s.suit for s in sets]), np.concatenate([s.up for s in sets]),
+            np.concatenate([s.family for s in sets]), sets[0].stored_pad,
+        )  # fmt: skip
 
 
 def _batch_tensors(cs: CropSet, idx: np.ndarray) -> tuple[torch.Tensor, ...]:

@@ -23,6 +23,7 @@ class DetectorConfig:
     export_hw: tuple[int, int] = (384, 640)  # runtime input: a 1280×720 frame at ÷2, padded
     resume: bool = False
     hyp: dict[str, Any] = field(default_factory=dict)  # ultralytics train overrides
+    extra_train: tuple[str, ...] = ()  # more det/images/train folders (earlier data rounds)
 
 
 def _model_path(model: str) -> str:
@@ -45,6 +46,8 @@ def train_detector(data_yaml: Path, cfg: DetectorConfig, out_dir: Path, name: st
         model = YOLO(str(last))
         model.train(resume=True)
     else:
+        if cfg.extra_train:
+            data_yaml = _with_extra_train(data_yaml, cfg.extra_train)
         model = YOLO(_model_path(cfg.model))
         args = dict(
             data=str(data_yaml), epochs=cfg.epochs, imgsz=cfg.imgsz, batch=cfg.batch, device=cfg.device,
@@ -55,6 +58,25 @@ def train_detector(data_yaml: Path, cfg: DetectorConfig, out_dir: Path, name: st
         model.train(**args)
     best = run_dir / "weights" / "best.pt"
     return best if best.is_file() else last
+
+
+def _with_extra_train(data_yaml: Path, extra: tuple[str, ...]) -> Path:
+    """A copy of data.yaml whose train entry lists the extra image folders too."""
+    import yaml
+
+    d = yaml.safe_load(data_yaml.read_text())
+    root = Path(d.get("path", data_yaml.parent))
+    train = d["train"] if isinstance(d["train"], list) else [d["train"]]
+    dirs = [str(root / t) for t in train]
+    for e in extra:
+        p = Path(e).resolve()
+        if not p.is_dir():
+            raise FileNotFoundError(f"detector.extra_train: not a folder: {e}")
+        dirs.append(str(p))
+    d["train"] = dirs
+    out = data_yaml.with_name("data_extra.yaml")
+    out.write_text(yaml.safe_dump(d))
+    return out
 
 
 def export_detector(weights: Path, dest_dir: Path, export_hw: tuple[int, int], stem: str = "index_detector") -> dict[str, Path]:
