@@ -35,7 +35,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from voice_corpus import CONDITIONS, NAMES, Stream, Truth, load_corpus, with_noise  # noqa: E402
 
 from referee.voice.grammar import TEMPLATES, VoiceConfig, load_config  # noqa: E402
-from referee.voice.listener import CallListener, VoiceCall, _Candidate  # noqa: E402
+from referee.voice.listener import CallListener, VoiceCall, _Candidate, rival_margin  # noqa: E402
 
 TUNE_VOICES = ("awb", "slt")
 TEST_VOICES = ("kal16", "rms")
@@ -44,12 +44,14 @@ FEED_MS = 20
 FA_BUDGET_DIRECT = 0.1  # false direct two-word calls per minute per phrase (tune chatter)
 FA_CAP_TWO_WORD = 1.0  # false provisional two-word prompts per minute per phrase
 FA_CAP_ONE_WORD = 6.0  # false one-word prompts per minute per phrase
+DETECT_GOAL = 0.92  # share of tune calls a detection threshold aims to hear
 
 
 @dataclass
 class RunResult:
     calls: list[tuple[VoiceCall, float]]  # call, stream time when feed() returned it
     candidates: list[_Candidate]
+    decoys: list[_Candidate]
     cpu_s: float
     audio_s: float
 
@@ -57,12 +59,14 @@ class RunResult:
 def run_stream(pcm: np.ndarray, game: str, config: VoiceConfig) -> RunResult:
     listener = CallListener(game, NAMES, config)
     cands: list[_Candidate] = []
+    decoys: list[_Candidate] = []
     collect = listener._collect
 
     def spy() -> None:  # record every raw detection for offline threshold tuning
-        before = len(listener._pending)
+        before, before_d = len(listener._pending), len(listener._decoys)
         collect()
         cands.extend(listener._pending[before:])
+        decoys.extend(listener._decoys[before_d:])
 
     listener._collect = spy  # type: ignore[method-assign]
     data = pcm.astype(np.int16).tobytes()
@@ -74,7 +78,7 @@ def run_stream(pcm: np.ndarray, game: str, config: VoiceConfig) -> RunResult:
         out += [(c, now) for c in listener.feed(data[i : i + step])]
     out += [(c, len(data) / 32000) for c in listener.flush()]
     cpu = time.process_time() - t_cpu
-    return RunResult(out, cands, cpu, len(pcm) / 16000)
+    return RunResult(out, cands, decoys, cpu, len(pcm) / 16000)
 
 
 def one_word(key: str) -> bool:
@@ -95,16 +99,15 @@ def _in_any_truth(truths: tuple[Truth, ...], start: float, end: float) -> bool:
 
 def permissive(config: VoiceConfig) -> VoiceConfig:
     th = {k: (1e-40 if one_word(k) else 1e-60) for k in config.thresholds}  # far below any useful one
-    return replace(config, thresholds=th)
+    return replace(config, thresholds=th, verify_margin={})
 
 
-def norm_score(c: _Candidate, config: VoiceConfig) -> float:
-    return c.score
+MARGINS: tuple[float | None, ...] = (None, -3.0, -2.0, -1.5, -1.0, -0.5, 0.0, 0.5)  # nats/phone
 
 
 def tune(streams: list, babble: np.ndarray, config: VoiceConfig, conditions: list, cache: Path,
-         reuse: bool = False) -> tuple[dict, dict]:
-    saved = cache / "tune-scores.json"
+         reuse: bool = False) -> tuple[dict, dict, dict]:
+    saved = cache / "tune-scores-v2.json"
     if reuse and saved.is_file():
         data = json.loads(saved.read_text())
         return pick_thresholds(config, data["det"], data["fa"], data["per_game_min"])
@@ -115,85 +118,107 @@ def tune(streams: list, babble: np.ndarray, config: VoiceConfig, conditions: lis
 
 def collect_tuning_scores(streams: list, babble: np.ndarray, config: VoiceConfig,
                           conditions: list) -> tuple[dict, dict, float]:
-    """Raw scores at permissive thresholds. det: key → [condition, best score of the right
-    phrase around each true call (-1e9: none), form]; fa: key → [condition, score, time]
-    per false event in chatter."""
+    """Raw scores at permissive thresholds. det: key → [condition, [[score, decoy margin]
+    of each right-phrase detection around the true call], form]; fa: key → [condition,
+    [[score, decoy margin], ...], where] per false event in chatter (overlapping detections
+    of one phrase are one event)."""
     loose = permissive(config)
     det: dict[str, list] = defaultdict(list)
     fa: dict[str, list] = defaultdict(list)
     chatter_min = 0.0
-    jobs = [(pcm, st, cond) for pcm, st in streams if st.voice in TUNE_VOICES for cond in conditions]
+    jobs = [(pcm, st, cond) for pcm, st in streams
+            if st.voice in TUNE_VOICES and st.kind != "chatter-heldout" for cond in conditions]
     for k, (pcm, st, (cname, kind, snr)) in enumerate(tqdm(jobs, desc="tuning runs")):
         games = ["kemps", "kems"] if st.kind == "chatter" else [st.game]
         audio = with_noise(pcm, kind, snr, babble, seed=k)
         for game in games:
             res = run_stream(audio, game, loose)
-            scored = [(c, norm_score(c, loose), c.start / 100, (c.end + 1) / 100) for c in res.candidates]
+            scored = [(c, [c.score, min(rival_margin(c, res.decoys), 1e9)], c.start / 100, (c.end + 1) / 100)
+                      for c in res.candidates]
             if st.kind == "calls":
                 for t in st.truths:
-                    best = [s for c, s, a, b in scored if c.phrase.template == t.key and _matches(t, c.phrase.call, c.phrase.target, a, b)]
-                    det[t.key].append([cname, max(best, default=-1e9), t.form])
+                    pairs = [sv for c, sv, a, b in scored if c.phrase.template == t.key and _matches(t, c.phrase.call, c.phrase.target, a, b)]
+                    det[t.key].append([cname, pairs, t.form])
             else:
                 chatter_min += res.audio_s / 60
                 for key in {c.phrase.template for c, *_ in scored}:
-                    items = [(s, a, b) for c, s, a, b in scored if c.phrase.template == key]
-                    fa[key] += [[cname, sc, f"{st.name}@{a:.1f}"] for sc, a in _cluster_scores(items)]
+                    items = [(sv, a, b) for c, sv, a, b in scored if c.phrase.template == key]
+                    fa[key] += [[cname, pairs, f"{st.name}@{a:.1f}"] for pairs, a in _cluster_events(items)]
     return dict(det), dict(fa), chatter_min / 2  # both games ran on the same chatter
 
 
-def pick_thresholds(config: VoiceConfig, det: dict, fa: dict, per_game_min: float) -> tuple[dict, dict]:
-    """Detection thresholds for every phrase, `direct` thresholds for two-word phrases."""
+def _passes(pairs: list, lt: float, margin: float | None) -> bool:
+    return any(s >= lt and (margin is None or v >= margin) for s, v in pairs)
+
+
+def pick_thresholds(config: VoiceConfig, det: dict, fa: dict, per_game_min: float) -> tuple[dict, dict, dict]:
+    """Detection thresholds and decoy margins for every phrase, `direct` thresholds for
+    two-word phrases."""
     chosen: dict[str, float] = {}
     direct: dict[str, float] = {}
+    margins: dict[str, float] = {}
     print(f"\ntuning on {', '.join(TUNE_VOICES)}: {per_game_min:.1f} min of chatter per game")
-    grid = [10.0 ** e for e in range(-60, 81)]
+    grid = [10.0 ** e for e in range(-60, 241)]
     for key in config.thresholds:
-        scores = [x[1] for x in det.get(key, [])]
+        calls = [x[1] for x in det.get(key, [])]
         false = [x[1] for x in fa.get(key, [])]
-        rows = []
-        for thr in grid:
-            lt = math.log(thr)
-            d = sum(s >= lt for s in scores) / max(1, len(scores))
-            f = sum(s >= lt for s in false) / max(per_game_min, 1e-9)
-            rows.append((thr, d, f))
-        i = _pick_detect(key, rows)
+        table = {}
+        for m in MARGINS:
+            rows = []
+            for thr in grid:
+                lt = math.log(thr)
+                d = sum(_passes(p, lt, m) for p in calls) / max(1, len(calls))
+                f = sum(_passes(p, lt, m) for p in false) / max(per_game_min, 1e-9)
+                rows.append((thr, d, f))
+            table[m] = rows
+        m, i = _pick_detect(key, table)
+        rows = table[m]
         chosen[key] = rows[i][0]
-        line = f"  {key:14s} detect {rows[i][0]:.0e} (tune: {rows[i][1]:.0%}, {rows[i][2]:.2f} false/min)"
+        if m is not None:
+            margins[key] = m
+        line = f"  {key:14s} margin {m} detect {rows[i][0]:.0e} (tune: {rows[i][1]:.0%}, {rows[i][2]:.2f} false/min)"
         if not one_word(key):
             ok = [j for j, (t, d, f) in enumerate(rows) if f <= FA_BUDGET_DIRECT]
             j = max(i, min(ok)) if ok else len(rows) - 1
             direct[key] = rows[j][0]
             line += f"  direct {rows[j][0]:.0e} (tune: {rows[j][1]:.0%}, {rows[j][2]:.2f} false/min)"
         print(line)
-    return chosen, direct
+    return chosen, direct, margins
 
 
-def _cluster_scores(items: list[tuple[float, float, float]]) -> list[tuple[float, float]]:
-    """Overlapping detections of one phrase are one event: keep its best score."""
-    out: list[tuple[float, float]] = []
+def _cluster_events(items: list[tuple[list, float, float]]) -> list[tuple[list, float]]:
+    """Overlapping detections of one phrase are one false event: keep all their
+    (score, margin) pairs, it counts when any passes."""
+    out: list[tuple[list, float]] = []
     last_end = -1.0
-    for s, a, b in sorted(items, key=lambda x: x[1]):
+    for sv, a, b in sorted(items, key=lambda x: x[1]):
         if a <= last_end and out:
-            out[-1] = (max(out[-1][0], s), out[-1][1])
+            out[-1][0].append(sv)
             last_end = max(last_end, b)
         else:
-            out.append((s, a))
+            out.append(([sv], a))
             last_end = b
     return out
 
 
-def _pick_detect(key: str, rows: list[tuple[float, float, float]]) -> int:
-    """Index into rows (thresholds ascending): the strictest threshold still detecting
-    >= 92 % of tune calls, unless that lets through more than the false-alarm cap for
-    confirmation prompts (a prompt every few seconds is useless): then the loosest
-    threshold within the cap."""
+def _pick_detect(key: str, table: dict) -> tuple[float | None, int]:
+    """(margin, index into that margin's rows; thresholds ascending). For each margin the
+    strictest threshold still detecting >= 92 % of tune calls, unless that lets through
+    more than the false-alarm cap for confirmation prompts (a prompt every few seconds is
+    useless): then the loosest threshold within the cap. Of the margins, the one that
+    detects most (every margin reaching 92 % counts the same), then with fewest false
+    alarms (no margin first on ties: no decoy check unless it pays)."""
     cap = FA_CAP_ONE_WORD if one_word(key) else FA_CAP_TWO_WORD
-    ok = [i for i, (t, d, f) in enumerate(rows) if d >= 0.92]
-    i = max(ok) if ok else 0
-    if rows[i][2] <= cap:
-        return i
-    within = [j for j, (t, d, f) in enumerate(rows) if f <= cap]
-    return min(within) if within else len(rows) - 1
+    picks = []
+    for order, (m, rows) in enumerate(table.items()):
+        ok = [i for i, (t, d, f) in enumerate(rows) if d >= DETECT_GOAL]
+        i = max(ok) if ok else 0
+        if rows[i][2] > cap:
+            within = [j for j, (t, d, f) in enumerate(rows) if f <= cap]
+            i = min(within) if within else len(rows) - 1
+        picks.append((-min(rows[i][1], DETECT_GOAL), rows[i][2], order, m, i))
+    _, _, _, m, i = min(picks)
+    return m, i
 
 
 # -- evaluation --------------------------------------------------------------------------
@@ -204,17 +229,20 @@ def evaluate(streams: list, babble: np.ndarray, config: VoiceConfig, voices: tup
     cpu = audio = 0.0
     for k, (pcm, st, (cname, kind, snr)) in enumerate(tqdm(jobs, desc="evaluation runs")):
         audio_pcm = with_noise(pcm, kind, snr, babble, seed=1000 + k)
-        games = ["kemps", "kems"] if st.kind == "chatter" else [st.game]
+        games = [st.game] if st.kind == "calls" else ["kemps", "kems"]
         for game in games:
             res = run_stream(audio_pcm, game, config)
             cpu += res.cpu_s
             audio += res.audio_s
-            row = table.setdefault((game, cname), {"det": defaultdict(list), "lat": [], "fa_direct": 0, "fa_prompt": 0, "fa_prompt2": 0, "min": 0.0, "confusions": 0})
-            if st.kind == "chatter":
-                row["min"] += res.audio_s / 60
+            row = table.setdefault((game, cname), {"det": defaultdict(list), "lat": [], "fa_direct": 0, "fa_prompt": 0,
+                                                   "fa_prompt2": 0, "min": 0.0, "confusions": 0, "ho_direct": 0,
+                                                   "ho_prompt2": 0, "ho_prompt": 0, "ho_min": 0.0})
+            if st.kind != "calls":
+                pre = "ho" if st.kind == "chatter-heldout" else "fa"
+                row[f"{pre[:2]}_min" if pre == "ho" else "min"] += res.audio_s / 60
                 for c, _ in res.calls:
                     two = len(c.phrase.split()) > 1
-                    row["fa_direct" if not c.provisional else ("fa_prompt2" if two else "fa_prompt")] += 1
+                    row[f"{pre}_direct" if not c.provisional else (f"{pre}_prompt2" if two else f"{pre}_prompt")] += 1
                 continue
             used: set[int] = set()
             for t in st.truths:
@@ -244,7 +272,8 @@ def format_report(table: dict, config: VoiceConfig) -> str:
     for game in ("kemps", "kems"):
         keys = [t.key for t in TEMPLATES[game]]
         head = ["condition"] + keys + ["2-word heard", "2-word direct", "1-word heard",
-                "false direct/min", "false 2-word prompts/min", "false 1-word prompts/min", "latency p50 (p90)"]
+                "false direct/min", "false 2-word prompts/min", "false 1-word prompts/min",
+                "held-out chatter: direct / 2-word / 1-word per min", "latency p50 (p90)"]
         lines.append(f"\n**{game}** (test voices {', '.join(TEST_VOICES)}; two-word cells: heard (direct))\n")
         lines.append("| " + " | ".join(head) + " |")
         lines.append("|" + "---|" * len(head))
@@ -265,6 +294,9 @@ def format_report(table: dict, config: VoiceConfig) -> str:
             cells.append(f"{_pct([h for h, _ in one])} of {len(one)}" if one else "-")
             m = max(row["min"], 1e-9)
             cells += [f"{row['fa_direct'] / m:.2f}", f"{row['fa_prompt2'] / m:.2f}", f"{row['fa_prompt'] / m:.2f}"]
+            h = max(row["ho_min"], 1e-9)
+            cells.append(f"{row['ho_direct'] / h:.2f} / {row['ho_prompt2'] / h:.2f} / {row['ho_prompt'] / h:.2f}"
+                         if row["ho_min"] else "-")
             lat = sorted(row["lat"])
             if lat:
                 p90 = lat[min(len(lat) - 1, int(0.9 * len(lat)))]
@@ -273,11 +305,14 @@ def format_report(table: dict, config: VoiceConfig) -> str:
                 cells.append("-")
             lines.append("| " + " | ".join(cells) + " |")
         mins = rows.get((game, "clean"), {}).get("min", 0.0)
-        lines.append(f"\nChatter per condition: {mins:.1f} min. Heard = right call (and right name for Cut), "
+        ho = rows.get((game, "clean"), {}).get("ho_min", 0.0)
+        lines.append(f"\nChatter per condition: {mins:.1f} min (+ {ho:.1f} min of held-out chatter text). Heard = right call (and right name for Cut), "
                      "direct or provisional; direct = went straight to the referee.")
     lines.append(f"\nCPU: feed() real-time factor {table['_rtf']:.3f} (= {table['_rtf'] * 100:.1f} % of one core).")
     lines.append("\nThresholds: " + ", ".join(f"{k} {v:.0e}" for k, v in config.thresholds.items())
-                 + "; direct: " + ", ".join(f"{k} {v:.0e}" for k, v in config.direct.items()))
+                 + "; direct: " + ", ".join(f"{k} {v:.0e}" for k, v in config.direct.items())
+                 + "; decoy margin (nats/phone): "
+                 + (", ".join(f"{k} {v:+.1f}" for k, v in config.verify_margin.items()) or "none"))
     return "\n".join(lines)
 
 
@@ -312,13 +347,14 @@ def main() -> int:
     ap.add_argument("--docs", action="store_true", help="write the table into docs/voice.md")
     args = ap.parse_args()
     config = load_config(args.config)
-    streams, babble = load_corpus(args.cache)
+    streams, babble = load_corpus(args.cache, heldout_voices=TEST_VOICES)
     if args.tune:
         tune_conds = [c for c in CONDITIONS if c[2] in (None, 20.0)]
-        thresholds, direct = tune(streams, babble, config, tune_conds, args.cache, reuse=args.reuse)
-        config = replace(config, thresholds=thresholds, direct=direct)
+        thresholds, direct, margins = tune(streams, babble, config, tune_conds, args.cache, reuse=args.reuse)
+        config = replace(config, thresholds=thresholds, direct=direct, verify_margin=margins)
         if args.write_config:
-            write_config({"thresholds": thresholds, "direct": direct}, args.config or ROOT / "configs" / "voice.yaml")
+            write_config({"thresholds": thresholds, "direct": direct, "verify_margin": margins},
+                         args.config or ROOT / "configs" / "voice.yaml")
         if args.tune_only:
             return 0
     table = evaluate(streams, babble, config, TEST_VOICES)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import random
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -88,6 +89,36 @@ CHATTER: tuple[str, ...] = (
     "Double check the score before we start.",
 )
 
+# Held-out chatter: sentences written after the decoy list and thresholds were chosen,
+# spoken only by the test voices, so false alarms are also measured on text that tuning
+# (and whoever picked the decoys) never saw.
+CHATTER_HELDOUT: tuple[str, ...] = (
+    "The scouts packed up their camps before the storm.",
+    "Temps from the agency start on Monday.",
+    "Old Mister Kemp still counts his change twice.",
+    "Leave the teapot on the counter by the sink.",
+    "He stopped counting after the second round.",
+    "Can you cut a slice of bread for me?",
+    "Cut it out, you two, and play your cards.",
+    "Stop talking and pick a card.",
+    "We kept the scores on a napkin.",
+    "The kitchen counter is covered in crumbs.",
+    "She camped near the river with her cousins.",
+    "A double bed costs more at that hotel.",
+    "They signed a contract with the club.",
+    "I will count to three, then show your hands.",
+    "Cuts of meat are cheaper at the market.",
+    "The cup is empty, can I get some tea?",
+    "Counter clockwise is the way we deal.",
+    "Cat food is in the cupboard under the stairs.",
+    "He kept his temper during the last hand.",
+    "East of the river there is a nice cafe.",
+    "North and south teams swap seats after each game.",
+    "Come sit down, the west side of the table is free.",
+    "Double or nothing, said my uncle.",
+    "Kim's cousin counted every card in the deck.",
+)
+
 BABBLE: tuple[str, ...] = (
     "I was thinking about going to the beach tomorrow if the weather holds.",
     "The train was late again this morning, so I missed the meeting.",
@@ -155,15 +186,16 @@ def build_call_stream(game: str, voice: str) -> tuple[np.ndarray, Stream]:
     return pcm, Stream(f"calls-{game}-{voice}", game, voice, "calls", tuple(truths), len(pcm) / ta.RATE)
 
 
-def build_chatter_stream(voice: str) -> tuple[np.ndarray, Stream]:
-    rng = _rng_for("chatter", voice)
+def build_chatter_stream(voice: str, heldout: bool = False) -> tuple[np.ndarray, Stream]:
+    rng = _rng_for("chatter-heldout" if heldout else "chatter", voice)
     parts: list[np.ndarray] = [ta.silence(0.5)]
     for rep in range(2):  # every sentence twice, in two styles
-        for i, sentence in enumerate(CHATTER):
+        for i, sentence in enumerate(CHATTER_HELDOUT if heldout else CHATTER):
             parts.append(_say(sentence, voice, STYLES[(i + 2 * rep) % len(STYLES)]).pcm)
             parts.append(ta.silence(rng.uniform(0.3, 0.9)))
     pcm = np.concatenate(parts)
-    return pcm, Stream(f"chatter-{voice}", "any", voice, "chatter", (), len(pcm) / ta.RATE)
+    name = f"chatter-heldout-{voice}" if heldout else f"chatter-{voice}"
+    return pcm, Stream(name, "any", voice, "chatter", (), len(pcm) / ta.RATE)
 
 
 def build_babble(seconds: float = 60.0) -> np.ndarray:
@@ -204,8 +236,9 @@ def with_noise(pcm: np.ndarray, kind: str | None, snr: float | None, babble: np.
 CORPUS_VERSION = "3"
 
 
-def load_corpus(cache: Path) -> tuple[list[tuple[np.ndarray, Stream]], np.ndarray]:
-    """Build (or load from `cache`) every call stream, chatter stream and the babble track."""
+def load_corpus(cache: Path, heldout_voices: tuple[str, ...] = ()) -> tuple[list[tuple[np.ndarray, Stream]], np.ndarray]:
+    """Build (or load from `cache`) every call stream, chatter stream and the babble track,
+    plus held-out chatter for `heldout_voices` (kept next to the corpus, built once)."""
     ta.require_tools()
     cache = cache / f"v{CORPUS_VERSION}"
     index = cache / "index.json"
@@ -215,15 +248,24 @@ def load_corpus(cache: Path) -> tuple[list[tuple[np.ndarray, Stream]], np.ndarra
         for m in meta["streams"]:
             truths = tuple(Truth(**t) for t in m.pop("truths"))
             streams.append((np.load(cache / f"{m['name']}.npy"), Stream(truths=truths, **m)))
-        return streams, np.load(cache / "babble.npy")
-    cache.mkdir(parents=True, exist_ok=True)
-    jobs = [("calls", g, v) for g in ("kemps", "kems") for v in ta.VOICES] + [("chatter", "", v) for v in ta.VOICES]
-    streams = []
-    for kind, game, voice in tqdm(jobs, desc="generating speech"):
-        pcm, st = build_call_stream(game, voice) if kind == "calls" else build_chatter_stream(voice)
-        np.save(cache / f"{st.name}.npy", pcm)
-        streams.append((pcm, st))
-    babble = build_babble()
-    np.save(cache / "babble.npy", babble)
-    index.write_text(json.dumps({"streams": [asdict(s) for _, s in streams]}))
+        babble = np.load(cache / "babble.npy")
+    else:
+        cache.mkdir(parents=True, exist_ok=True)
+        jobs = [("calls", g, v) for g in ("kemps", "kems") for v in ta.VOICES] + [("chatter", "", v) for v in ta.VOICES]
+        streams = []
+        for kind, game, voice in tqdm(jobs, desc="generating speech"):
+            pcm, st = build_call_stream(game, voice) if kind == "calls" else build_chatter_stream(voice)
+            np.save(cache / f"{st.name}.npy", pcm)
+            streams.append((pcm, st))
+        babble = build_babble()
+        np.save(cache / "babble.npy", babble)
+        index.write_text(json.dumps({"streams": [asdict(s) for _, s in streams]}))
+    for voice in heldout_voices:
+        path = cache / f"chatter-heldout-{voice}.npy"
+        if not path.is_file():
+            tmp = path.with_suffix(f".{os.getpid()}.tmp.npy")
+            np.save(tmp, build_chatter_stream(voice, heldout=True)[0])
+            tmp.replace(path)  # atomic: a second benchmark never reads half a file
+        pcm = np.load(path)
+        streams.append((pcm, Stream(f"chatter-heldout-{voice}", "any", voice, "chatter-heldout", (), len(pcm) / ta.RATE)))
     return streams, babble

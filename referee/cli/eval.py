@@ -22,7 +22,11 @@ def register(subparsers: Any) -> None:
     p.add_argument("--out", default="runs/eval", help="report folder for metrics.json and report.html (default: runs/eval)")
     p.add_argument("--workers", type=int, default=1, help="recordings evaluated in parallel (default: 1; the machine has few cores)")
     p.add_argument("--model", default=None, help="card reader model folder (default: the reader's own default)")
-    p.add_argument("--tolerance", type=float, default=1.0, help="time tolerance in seconds for matching events (default: 1.0)")
+    p.add_argument(
+        "--tolerance", type=float, default=1.0,
+        help="time tolerance in seconds for matching events, also the market slack around a truth change "
+        "(the strict market figure has none; datasets/README.md) (default: 1.0)",
+    )  # fmt: skip
     p.add_argument(
         "--oracle-reader", action="store_true",
         help="diagnostic: read cards from the recording's card truth instead of the image, to measure the "

@@ -20,6 +20,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help='one JSON object per line: {"image", "cards": [{"card", "confidence", "box"}]}')
     p.add_argument("--model", help="model folder with reader.json (default: the repo's models/)")
     p.add_argument("--two-decks", action="store_true", help="two-deck game: identical cards may appear twice")
+    p.add_argument(
+        "--camera-scale", action="store_true",
+        help="read at the live camera's fixed scale (a 1280×720 overhead frame at ÷2) instead of "
+        "finding the scale of each image (photo mode, the default: close-ups and photos of any size)",
+    )  # fmt: skip
     p.set_defaults(func=run)
 
 
@@ -41,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
             else:
                 print(f"referee read: error: {path}: {msg}", file=sys.stderr, flush=True)
             continue
-        det = reader.read(image, two_decks=args.two_decks)
+        det = reader.read(image, two_decks=args.two_decks, multiscale=not args.camera_scale)
         if args.json:
             print(json.dumps({"image": path, "cards": det.to_json()}), flush=True)
         else:

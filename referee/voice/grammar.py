@@ -65,6 +65,22 @@ WORDS: dict[str, tuple[str, ...]] = {
 }
 
 
+# Decoys: common English words one phone away from a call word (found in the model's
+# dictionary with a one-phone edit search) and a few everyday phrases that start like a
+# two-word call. They are spotted alongside the calls; a call whose audio a decoy fits
+# better (per phone, by the phrase's `verify_margin`) is dropped: "camps" is not "kemps",
+# "count" is not "counter", "stop it" is not "stop kemps". Pronunciations come from the
+# model's dictionary; a word missing there, a call word or a player's name is skipped.
+DECOYS: dict[str, tuple[str, ...]] = {
+    "kemps": ("camps", "temps", "kemp", "count", "counts", "county", "canter",
+              "cat", "but", "cup", "caught", "come", "step", "top", "stock", "swap",
+              "stop it", "stop that", "cut it", "cut the", "cut out"),
+    "kems": ("camps", "temps", "kemp", "gems", "comes", "combs", "cams", "calms",
+             "bubble", "doubles", "contra", "contract", "contrast", "double the"),
+}
+DECOY_CALL = "decoy"
+
+
 @dataclass(frozen=True)
 class Phrase:
     """One line of the keyword list: dictionary words, threshold, what it means."""
@@ -77,6 +93,11 @@ class Phrase:
     n_words: int  # spoken words (for "longest phrase wins" and the provisional policy)
     n_phones: int
     direct_threshold: float | None = None  # below it a detection is provisional (needs a tap)
+    verify_margin: float | None = None  # nats/phone over the best overlapping decoy; None: no check
+
+    @property
+    def is_decoy(self) -> bool:
+        return self.call == DECOY_CALL
 
 
 @dataclass(frozen=True)
@@ -92,9 +113,15 @@ class VoiceConfig:
     pronunciations: dict[str, str] = field(default_factory=dict)
     decoder: dict[str, float] = field(default_factory=dict)
     direct: dict[str, float] = field(default_factory=dict)
+    decoys: bool = True
+    decoy_threshold: float = 1e-30
+    verify_margin: dict[str, float] = field(default_factory=dict)
 
 
 _TOP_KEYS = {
+    "decoys",
+    "decoy_threshold",
+    "verify_margin",
     "thresholds",
     "one_word_provisional",
     "hold_ms",
@@ -139,6 +166,13 @@ def load_config(path: Path | str | None = None, overrides: dict[str, Any] | None
         raise VoiceConfigError(f"{p}: unknown phrase(s) in direct: {', '.join(bad)} (known: {', '.join(sorted(known_t))})")
     if any(not 0.0 < v < 1e100 for v in direct.values()):
         raise VoiceConfigError(f"{p}: direct thresholds must be positive ratios")
+    margins = {str(k): float(v) for k, v in (raw.get("verify_margin") or {}).items()}
+    bad = sorted(set(margins) - known_t)
+    if bad:
+        raise VoiceConfigError(f"{p}: unknown phrase(s) in verify_margin: {', '.join(bad)} (known: {', '.join(sorted(known_t))})")
+    decoy_thr = float(raw.get("decoy_threshold", 1e-30))
+    if not 0.0 < decoy_thr < 1e100:
+        raise VoiceConfigError(f"{p}: decoy_threshold must be a positive ratio, got {decoy_thr}")
     prons = {str(k).lower(): str(v).upper() for k, v in (raw.get("pronunciations") or {}).items()}
     decoder = dict(raw.get("decoder") or {})
     bad = sorted(set(decoder) - DECODER_KEYS)
@@ -155,6 +189,9 @@ def load_config(path: Path | str | None = None, overrides: dict[str, Any] | None
         pronunciations=prons,
         decoder=decoder,
         direct=direct,
+        decoys=bool(raw.get("decoys", True)),
+        decoy_threshold=decoy_thr,
+        verify_margin=margins,
     )
 
 
@@ -321,12 +358,32 @@ def build_grammar(
                 direct = config.direct.get(tpl.key)
                 phrases.append(
                     Phrase(" ".join(variant), tpl.key, tpl.call, target, config.thresholds[tpl.key],
-                           len(words), n_phones, direct)
+                           len(words), n_phones, direct, config.verify_margin.get(tpl.key))
                 )
+    if config.decoys:
+        phrases.extend(_decoy_phrases(game, dictionary, cmu, config.decoy_threshold))
     texts = [p.text for p in phrases]
     if len(set(texts)) != len(texts):
         raise VoiceConfigError("two phrases sound the same (a player named like a call word?)")
     return Grammar(game, tuple(phrases), dictionary, tuple(warnings))
+
+
+def _decoy_phrases(game: str, dictionary: dict[str, str], cmu: dict[str, str], threshold: float) -> list[Phrase]:
+    """Decoy phrases of the game; a decoy word that is a call word or a player's name is
+    skipped (the call wins), as is a word missing from the dictionary."""
+    out: list[Phrase] = []
+    taken = set(dictionary)
+    for text in DECOYS[game]:
+        words = text.split()
+        if any(w not in cmu for w in words) or (len(words) == 1 and words[0] in taken):
+            continue
+        if any(w in taken and dictionary[w] != cmu[w] for w in words):
+            continue  # same spelling, other pronunciation: leave the call's word alone
+        for w in words:
+            dictionary.setdefault(w, cmu[w])
+        n_phones = sum(len(cmu[w].split()) for w in words)
+        out.append(Phrase(text, text, DECOY_CALL, None, threshold, len(words), n_phones))
+    return out
 
 
 def _expand(words: list[str], forms: dict[str, list[str]]) -> list[list[str]]:

@@ -6,7 +6,9 @@ How a detection is decided (each rule fixes a measured trap, see docs/voice.md):
   "stop kemps" into "kemps"); it is restarted only in silence, so cost stays bounded;
 - a detection is held `hold_ms` after its end so a longer overlapping phrase can win
   ("stop kemps" over "kemps", "contre kem's" over "kem's");
-- a phrase overlapping one already reported is the same call (de-duplication).
+- a phrase overlapping one already reported is the same call (de-duplication);
+- decoys (words one phone away from a call word: "camps", "count") are spotted too; a
+  call that a decoy fits better, per phone and by the phrase's `verify_margin`, is dropped.
 """
 
 from __future__ import annotations
@@ -65,6 +67,10 @@ class _Candidate:
     score: float  # ln p(phrase path)/p(best phone-loop path), compared with ln(threshold)
     seen: int = 0  # frame at which the decoder reported it (end + kws_delay or later)
 
+    @property
+    def per_phone(self) -> float:
+        return self.score / self.phrase.n_phones
+
 
 class CallListener:
     """`CallListener("kemps", ["north", "east", "south", "west"]).feed(pcm) -> [VoiceCall]`."""
@@ -99,6 +105,7 @@ class CallListener:
         self._seen: set[tuple[str, int]] = set()
         self._pending: list[_Candidate] = []
         self._emitted: list[_Candidate] = []
+        self._decoys: list[_Candidate] = []  # recent decoy detections (verification only)
 
     @property
     def warnings(self) -> tuple[str, ...]:
@@ -164,9 +171,8 @@ class CallListener:
             if phrase is None:
                 continue
             score = kws_score(seg.prob) if seg.prob > 0 else math.log(phrase.threshold)
-            self._pending.append(
-                _Candidate(phrase, base + seg.start_frame, base + seg.end_frame, score, self._processed // 160)
-            )
+            cand = _Candidate(phrase, base + seg.start_frame, base + seg.end_frame, score, self._processed // 160)
+            (self._decoys if phrase.is_decoy else self._pending).append(cand)
 
     def _decide(self, final: bool) -> list[VoiceCall]:
         """Emit candidates whose hold (counted from when the decoder reported them) is over;
@@ -180,7 +186,13 @@ class CallListener:
             if not final and now < first.seen + self._hold:
                 break
             group = [c for c in self._pending if _overlap(c, first)]
-            best = max((c for c in group if _credible(c, group)), key=_rank, default=first)
+            credible = [c for c in group if _credible(c, group)] or [first]
+            best = max((c for c in credible if _verified(c, self._decoys)), key=_rank, default=None)
+            if best is None:  # every reading of this audio is a decoy's better: nothing said
+                if not final and any(now < c.seen + self._hold for c in group):
+                    break  # a member still in its hold may yet be verified
+                self._pending = [c for c in self._pending if c not in group]
+                continue
             if not final and best is not first and now < best.seen + self._hold:
                 break  # a longer rival reported later is still in its hold: wait for it
             self._pending = [c for c in self._pending if c not in group]
@@ -190,6 +202,7 @@ class CallListener:
             out.append(self._to_call(best))
         # keep only recent emissions for de-duplication
         self._emitted = [e for e in self._emitted if now - e.end < 300]
+        self._decoys = [d for d in self._decoys if now - d.end < 300]
         return out
 
     def _to_call(self, c: _Candidate) -> VoiceCall:
@@ -232,6 +245,27 @@ class CallListener:
 
 def _overlap(a: _Candidate, b: _Candidate) -> bool:
     return a.start <= b.end and b.start <= a.end
+
+
+DECOY_MIN_SHARED = 0.5  # a decoy competes when it shares half of its audio and half of the call's
+
+
+def rival_margin(c: _Candidate, decoys: list[_Candidate]) -> float:
+    """Per-phone score of the call minus that of the best decoy spanning (mostly) the
+    same audio; +inf when no decoy competes. Both spans must mostly coincide: a short
+    decoy inside a two-word call ("kemp" in "stop kemps") is no rival (measured: letting
+    it compete drops most true two-word calls)."""
+    best = -math.inf
+    for d in decoys:
+        shared = min(c.end, d.end) - max(c.start, d.start) + 1
+        if shared >= DECOY_MIN_SHARED * max(d.end - d.start + 1, c.end - c.start + 1):
+            best = max(best, d.per_phone)
+    return c.per_phone - best
+
+
+def _verified(c: _Candidate, decoys: list[_Candidate]) -> bool:
+    m = c.phrase.verify_margin
+    return m is None or rival_margin(c, decoys) >= m
 
 
 def _rank(c: _Candidate) -> tuple[int, float]:

@@ -1,7 +1,8 @@
 """Smoke training: tiny data, one epoch of both stages, export, then read with the result.
 
 Proves the whole pipeline end to end (synth -> data -> classifier -> ultralytics detector
-from the model yaml, offline -> OpenVINO/ONNX export -> CardReader); not the model quality.
+from the model yaml, offline -> OpenVINO/ONNX export -> INT8 quantization -> CardReader);
+not the model quality.
 About 20-40 s on 2 shared cores.
 """
 
@@ -29,8 +30,11 @@ def test_smoke_training_end_to_end(tmp_path: Path) -> None:
     report = json.loads(r.stdout.strip().splitlines()[-1])
     assert set(report) == {"data", "classifier", "detector", "export"}
     assert report["data"]["tiles"]["train"] > 0 and report["data"]["crops"]["train"]["indices"] > 0
-    for name in ("reader.json", "index_detector.xml", "index_detector.bin", "index_detector.onnx", "index_classifier.onnx"):
+    for name in ("reader.json", "index_detector.xml", "index_detector.bin", "index_detector.onnx", "index_classifier.onnx",
+                 "index_detector_int8.xml", "index_detector_int8.bin", "index_classifier_int8.xml"):  # fmt: skip
         assert (model / name).is_file(), name
+    meta = json.loads((model / "reader.json").read_text())
+    assert meta["detector_file"] == "index_detector_int8.xml" and meta["classifier_file"] == "index_classifier_int8.xml"
     assert (out / "detector" / "weights" / "last.pt").is_file()
 
     from vision.reader.reader import CardReader

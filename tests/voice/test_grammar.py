@@ -15,7 +15,7 @@ def test_cut_grammar_has_every_player_and_nothing_of_kems() -> None:
     g = build_grammar("kemps", NAMES, load_config())
     cuts = {p.target for p in g.phrases if p.template == "cut {name}"}
     assert cuts == set(NAMES)
-    assert {p.call for p in g.phrases} == {"kemps", "cut"}
+    assert {p.call for p in g.phrases if not p.is_decoy} == {"kemps", "cut"}
     assert not any("kems" in p.text.split() or "contre" in p.text for p in g.phrases)
     # every word of every phrase is in the dictionary handed to pocketsphinx
     assert all(w in g.dictionary for p in g.phrases for w in p.text.split())
@@ -23,7 +23,7 @@ def test_cut_grammar_has_every_player_and_nothing_of_kems() -> None:
 
 def test_kems_grammar_loads_only_french_calls() -> None:
     g = build_grammar("kems", NAMES, load_config())
-    assert {p.call for p in g.phrases} == {"kems", "double_kems", "contre_kems"}
+    assert {p.call for p in g.phrases if not p.is_decoy} == {"kems", "double_kems", "contre_kems"}
     assert not any(w in ("counter", "cut", "stop") for p in g.phrases for w in p.text.split())
     assert {p.n_words for p in g.phrases if p.call == "kems"} == {1}
 
@@ -72,4 +72,43 @@ def test_variants_off_keeps_first_pronunciations_only() -> None:
 def test_no_cut_variant_drops_every_cut_phrase() -> None:
     for rules, overrides in (("kemps:no_cut", None), ("no_cut", None), ("kemps", {"variant": ["no_cut"]})):
         g = build_grammar(rules, NAMES, load_config(), overrides)
-        assert {p.call for p in g.phrases} == {"kemps"}, rules
+        assert {p.call for p in g.phrases if not p.is_decoy} == {"kemps"}, rules
+
+
+def test_decoys_are_real_words_one_phone_from_a_call_word_and_can_be_switched_off() -> None:
+    from referee.voice.grammar import WORDS, _cmudict
+
+    g = build_grammar("kemps", NAMES, load_config())
+    decoys = [p for p in g.phrases if p.is_decoy]
+    assert {"camps", "temps", "count"} <= {p.text for p in decoys}
+    calls = [ph.split() for prons in WORDS.values() for ph in prons]
+    for p in decoys:
+        words = p.text.split()
+        assert all(g.dictionary[w] == _cmudict()[w] for w in words)
+        assert p.n_phones == sum(len(g.dictionary[w].split()) for w in words)
+        if len(words) == 1:  # a word one phone away from a call word
+            assert any(_one_phone_apart(g.dictionary[p.text].split(), c) for c in calls), p.text
+        else:  # an everyday phrase starting like a two-word call
+            assert words[0] in ("stop", "cut"), p.text
+    g = build_grammar("kemps", NAMES, load_config(overrides={"decoys": False}))
+    assert not any(p.is_decoy for p in g.phrases)
+    # a player named like a decoy keeps the name (decoy skipped), not an error
+    g = build_grammar("kemps", ["Kemp", "Camps"], load_config())
+    assert {p.text for p in g.phrases if p.template == "cut {name}"} == {"cut kemp", "cut camps"}
+    assert not any(p.is_decoy and p.text in ("kemp", "camps") for p in g.phrases)
+
+
+def _one_phone_apart(a: list[str], b: list[str]) -> bool:
+    if len(a) == len(b):
+        return sum(x != y for x, y in zip(a, b)) == 1
+    short, long_ = sorted((a, b), key=len)
+    return len(long_) - len(short) == 1 and any(long_[:i] + long_[i + 1 :] == short for i in range(len(long_)))
+
+
+def test_verify_margin_keys_are_checked() -> None:
+    cfg = load_config(overrides={"verify_margin": {"kemps": -1.0}})
+    g = build_grammar("kemps", NAMES, cfg)
+    assert {p.verify_margin for p in g.phrases if p.template == "kemps"} == {-1.0}
+    assert {p.verify_margin for p in g.phrases if p.template == "counter"} == {None}
+    with pytest.raises(VoiceConfigError, match="unknown phrase.*verify_margin|verify_margin.*kempz"):
+        load_config(overrides={"verify_margin": {"kempz": 0.0}})

@@ -81,3 +81,24 @@ def test_one_word_calls_go_straight_through_when_configured() -> None:
 def test_odd_byte_count_is_refused() -> None:
     with pytest.raises(ValueError, match="16-bit"):
         CallListener("kemps", NAMES).feed(b"\x00\x01\x02")
+
+
+def test_a_call_that_a_decoy_fits_better_is_dropped() -> None:
+    from referee.voice.grammar import Phrase
+    from referee.voice.listener import _Candidate, _verified, rival_margin
+
+    kemps = Phrase("kemps", "kemps", "kemps", None, 1e-3, 1, 5, None, 0.0)
+    camps = Phrase("camps", "camps", "decoy", None, 1e-30, 1, 5)
+    call = _Candidate(kemps, 100, 140, score=10.0)  # 2 nats/phone
+    assert rival_margin(call, []) == float("inf") and _verified(call, [])
+    better = _Candidate(camps, 101, 141, score=15.0)  # 3 nats/phone over the same audio
+    assert rival_margin(call, [better]) == -1.0 and not _verified(call, [better])
+    # a decoy mostly outside the call does not compete
+    elsewhere = _Candidate(camps, 130, 200, score=50.0)
+    assert _verified(call, [elsewhere])
+    # a negative margin lets the call lose to a decoy by that much
+    lenient = _Candidate(Phrase("kemps", "kemps", "kemps", None, 1e-3, 1, 5, None, -1.5), 100, 140, 10.0)
+    assert _verified(lenient, [better])
+    # no margin configured: no check at all
+    unchecked = _Candidate(Phrase("kemps", "kemps", "kemps", None, 1e-3, 1, 5), 100, 140, 10.0)
+    assert _verified(unchecked, [better])

@@ -17,7 +17,7 @@ import numpy as np
 
 from vision.reader.classifier import IndexClassifier
 from vision.reader.detector import IndexDetector
-from vision.reader.grouping import CardGeometry, IndexObs, group_indices
+from vision.reader.grouping import CardGeometry, CardGroup, IndexObs, group_indices
 from vision.reader.labels import RANKS, SUITS
 from vision.reader.runtime import ModelError, load_session
 from vision.types import CardDetections
@@ -43,6 +43,8 @@ class ReaderMeta:
     suits: tuple[str, ...] = SUITS
     min_index_p: float = 0.5
     min_card_p: float = 0.3
+    multiscale: tuple[float, ...] = (1.0, 0.55, 0.3, 0.17)  # photo mode: detector scales tried, × the fit scale
+    multiscale_sigma: float = 0.45  # photo mode: how fast a scale's trust falls with log index size
     fuse_indices: bool = False  # fuse the two corners' readings of a card (grouping.py); measured: no gain yet
     geometry: CardGeometry = field(default_factory=CardGeometry)
 
@@ -118,9 +120,10 @@ class CardReader:
                 boxes, scores = b2, s2
         return boxes, scores
 
-    def read_indices(self, image: np.ndarray) -> list[IndexObs]:
-        """Stage a + b: classified corner indices, before grouping."""
-        boxes, scores = self._detect(image)
+    def read_indices(self, image: np.ndarray, scale: float | None = None) -> list[IndexObs]:
+        """Stage a + b: classified corner indices, before grouping. `scale`: run the
+        detector at exactly this image scale (default: chosen from the image)."""
+        boxes, scores = self._detect(image) if scale is None else self.detector.detect(image, scale)
         r = self.classifier.classify(image, boxes)
         obs = []
         for i, box in enumerate(boxes):
@@ -143,14 +146,66 @@ class CardReader:
         return obs
 
     def read(
-        self, image_bgr: np.ndarray, roi: tuple[int, int, int, int] | None = None, two_decks: bool = False
+        self,
+        image_bgr: np.ndarray,
+        roi: tuple[int, int, int, int] | None = None,
+        two_decks: bool = False,
+        multiscale: bool = False,
     ) -> CardDetections:
         """Cards in `image_bgr` (H×W×3 uint8), each physical card once; boxes in full-image px.
 
         roi: (x1, y1, x2, y2) to read only that part (a zone crop); results are shifted back.
         two_decks: keep up to two cards of the same identity (two-deck games).
+        multiscale: photo mode, for images of unknown scale (a close-up, a phone photo): read
+        at several detector scales and keep the cards the scales agree on (≈4× the work;
+        the live camera path knows its scale and does not need it).
         """
+        if multiscale:
+            return self.read_multiscale(image_bgr, two_decks)
         return self.read_with_indices(image_bgr, roi, two_decks)[0]
+
+    def groups_at(self, image: np.ndarray, scale: float, two_decks: bool = False) -> list[CardGroup]:
+        """Cards read with the detector at one image scale (no confidence threshold)."""
+        labels = (self.meta.ranks, self.meta.suits) if self.meta.fuse_indices else None
+        return group_indices(self.read_indices(image, scale), self.meta.geometry, two_decks, labels)
+
+    def photo_scale(self, image: np.ndarray) -> tuple[float, list[IndexObs]]:
+        """The detector scale for an image of unknown scale, and the indices read there.
+
+        Each scale in `multiscale` is tried; its reads are worth their summed probability,
+        weighted by how typical their size is for the detector (far from the trained sizes
+        it finds fragments, e.g. a rank without its suit). The best scale is then refined
+        so the median index has the trained size. Measured on held-out photo-like scenes
+        (benchmarks/bench_reader.py): voting across scales did worse than picking one.
+        """
+        h, w = image.shape[:2]
+        ih, iw = self.meta.detector_input_hw
+        fit = min(1.0, iw / w, ih / h)
+        target = self.meta.index_px_target
+        best: tuple[float, float, float, list[IndexObs]] | None = None
+        for m in self.meta.multiscale:
+            obs = self.read_indices(image, fit * m)
+            if not obs:
+                continue
+            size = float(np.median([o.size for o in obs])) * fit * m
+            score = sum(o.p for o in obs) * scale_weight(size, target, self.meta.multiscale_sigma)
+            if best is None or score > best[0]:
+                best = (score, fit * m, size, obs)
+        if best is None:
+            return fit, []
+        _, scale, size, obs = best
+        if abs(np.log(size / target)) > 0.15:  # refine: indices at the trained size
+            refined = self.read_indices(image, scale * target / size)
+            if refined:
+                return scale * target / size, refined
+        return scale, obs
+
+    def read_multiscale(self, image_bgr: np.ndarray, two_decks: bool = False) -> CardDetections:
+        image = _check_image(image_bgr)
+        _scale, indices = self.photo_scale(image)
+        labels = (self.meta.ranks, self.meta.suits) if self.meta.fuse_indices else None
+        groups = group_indices(indices, self.meta.geometry, two_decks, labels)
+        return _detections([g for g in groups if g.confidence >= self.meta.min_card_p])
 
     def read_with_indices(
         self, image_bgr: np.ndarray, roi: tuple[int, int, int, int] | None = None, two_decks: bool = False
@@ -176,17 +231,26 @@ class CardReader:
             shift = np.array([dx, dy], np.float32)
             for g in groups:
                 g.quad = None if g.quad is None else g.quad + shift
-        if not groups:
-            return CardDetections.empty(), indices
-        quads = np.stack([g.quad if g.quad is not None else _box_quad(g.xyxy) for g in groups])
-        det = CardDetections(
-            xyxy=np.array([g.xyxy for g in groups], np.float32),
-            confidence=np.array([g.confidence for g in groups], np.float32),
-            cards=[g.card for g in groups],
-            index_boxes=[g.index_boxes for g in groups],
-            quads=quads,
-        )
-        return det, indices
+        return _detections(groups), indices
+
+
+def scale_weight(index_px: float, target_px: float, sigma: float = 0.45) -> float:
+    """Trust in reads whose indices are `index_px` long at detector scale: 1 at the size the
+    detector was trained around, falling off as a Gaussian in log size."""
+    return float(np.exp(-(np.log(max(index_px, 1e-3) / target_px) ** 2) / (2 * sigma**2)))
+
+
+def _detections(groups: list[CardGroup]) -> CardDetections:
+    if not groups:
+        return CardDetections.empty()
+    quads = np.stack([g.quad if g.quad is not None else _box_quad(g.xyxy) for g in groups])
+    return CardDetections(
+        xyxy=np.array([g.xyxy for g in groups], np.float32),
+        confidence=np.array([g.confidence for g in groups], np.float32),
+        cards=[g.card for g in groups],
+        index_boxes=[g.index_boxes for g in groups],
+        quads=quads,
+    )
 
 
 def _box_quad(box: tuple[float, float, float, float]) -> np.ndarray:

@@ -38,6 +38,7 @@ class TrainConfig:
     detector: DetectorConfig = field(default_factory=DetectorConfig)
     export_dir: str = "models"
     int8: bool = False  # also write INT8 copies (NNCF) and make reader.json load them
+    int8_scenes: int = 96  # calibration tables (training designs only)
     # runtime thresholds written to reader.json (ReaderMeta fields), chosen on val families
     runtime: dict[str, Any] = field(default_factory=dict)
 

@@ -143,7 +143,7 @@ def stage_export(cfg: TrainConfig, out: Path, export_dir: Path) -> dict:
         from vision.train.quantize import quantize_reader
 
         (export_dir / META_FILE).write_text(json.dumps(meta.to_json(), indent=1))  # quantize reads it
-        q = quantize_reader(export_dir)
+        q = quantize_reader(export_dir, cfg.int8_scenes)
         meta = dataclasses.replace(meta, detector_file=q["detector"].name, classifier_file=q["classifier"].name)
         files.update({"detector_int8": q["detector"], "classifier_int8": q["classifier"]})
     unknown = set(cfg.runtime) - set(ReaderMeta.__dataclass_fields__)

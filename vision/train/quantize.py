@@ -24,7 +24,7 @@ def calibration_scenes(n: int, seed: int = 12345, frame: tuple[int, int] = (1280
     from vision.synth.procedural import make_procedural_deck
 
     rng = np.random.default_rng(seed)
-    decks = [make_procedural_deck(int(s)) for s in rng.choice(400, size=8, replace=False)]
+    decks = [make_procedural_deck(int(s)) for s in rng.choice(400, size=min(8, max(1, n // 4)), replace=False)]
     return [random_scene(rng, decks, size=frame) for _ in range(n)]
 
 

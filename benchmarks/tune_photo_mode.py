@@ -1,0 +1,83 @@
+"""Photo mode design check on the VAL families only: how should `referee read` pick a scale?
+
+    .venv/bin/python benchmarks/tune_photo_mode.py [--model models] [--scenes 9]
+
+Photos have no known scale (a close-up of one card, a phone photo of a table). Compared
+on held-out val designs: the camera's fixed scale, picking the best detector scale
+(`CardReader.photo_scale` without its refinement), and picking then refining (the
+shipped photo mode). Two of every three scenes are photo-like (any size, big cards), the
+third a 1280×720 overhead frame, reported separately.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(REPO), str(REPO / "benchmarks")]
+
+from reader_eval import Score, score_frame  # noqa: E402
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--model", default=str(REPO / "models"), help="model folder")
+    ap.add_argument("--scenes", type=int, default=9, help="scenes per val family")
+    ap.add_argument("--seed", type=int, default=4242, help="scene seed (differs from the benchmark's)")
+    args = ap.parse_args()
+
+    from bench_reader import held_out_decks, photo_scene
+    from tqdm import tqdm
+    from vision.reader.grouping import group_indices
+    from vision.reader.reader import CardReader, _detections
+    from vision.synth.layouts import random_scene
+
+    reader = CardReader.load(args.model)
+    meta = reader.meta
+    labels = (meta.ranks, meta.suits) if meta.fuse_indices else None
+
+    def picked(image: np.ndarray, refine: bool):  # noqa: ANN202
+        if refine:
+            return reader.read(image, multiscale=True)
+        saved = reader.read_indices
+        # the picking step alone: photo_scale's refinement skipped by reading its choice as is
+        h, w = image.shape[:2]
+        fit = min(1.0, meta.detector_input_hw[1] / w, meta.detector_input_hw[0] / h)
+        from vision.reader.reader import scale_weight
+
+        best = None
+        for m in meta.multiscale:
+            obs = saved(image, fit * m)
+            if obs:
+                size = float(np.median([o.size for o in obs])) * fit * m
+                score = sum(o.p for o in obs) * scale_weight(size, meta.index_px_target, meta.multiscale_sigma)
+                if best is None or score > best[0]:
+                    best = (score, obs)
+        obs = best[1] if best else []
+        return _detections([g for g in group_indices(obs, meta.geometry, labels=labels) if g.confidence >= meta.min_card_p])
+
+    decks = {k: v for k, v in held_out_decks(4).items() if k.endswith("(val)")}
+    rng = np.random.default_rng(args.seed)
+    modes = ("camera scale", "pick a scale", "pick + refine (shipped)")
+    res = {kind: {m: Score() for m in modes} for kind in ("photos", "1280x720 frames")}
+    for _fam, ds in tqdm(list(decks.items()), desc="val families"):
+        for i in range(args.scenes):
+            photo = i % 3 != 0
+            scene = photo_scene(rng, ds) if photo else random_scene(rng, ds, size=(1280, 720))
+            r = res["photos" if photo else "1280x720 frames"]
+            r[modes[0]].add(score_frame(scene, reader.read(scene.image)))
+            r[modes[1]].add(score_frame(scene, picked(scene.image, False)))
+            r[modes[2]].add(score_frame(scene, picked(scene.image, True)))
+    for kind, r in res.items():
+        print(kind)
+        for m, s in r.items():
+            print(f"  {m:26s} F1 {s.f1:.3f}  P {s.precision:.3f}  R {s.recall:.3f}  ({s.frames} scenes)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
