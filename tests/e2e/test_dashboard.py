@@ -271,11 +271,6 @@ def test_settings_language_and_new_game(browser, server_factory):
     assert page.js_errors == []
 
 
-@pytest.mark.xfail(
-    reason="the shipped reader misreads the held-out sample deck (extra/wrong market cards); "
-    "models/MODEL_CARD.md, issue 4",
-    strict=False,
-)
 def test_market_cards_read_from_the_recording_appear(browser, server_factory):
     video = sample_video()
     if video is None:

@@ -66,17 +66,25 @@ def _shipped(root: Path) -> dict:
 def test_committed_sample_with_shipped_reader_floor(root: Path) -> None:
     """Regression floor for the shipped reader + tracker on the held-out-deck samples.
 
-    The floor sits below what the current model measures (event F1 0.5-0.6 on Kemps/Kem's,
-    see models/MODEL_CARD.md), so a worse model or tracker fails here.
+    The floor sits below what the round-2 model measures (event F1 1.0 Kemps and Khmer, 0.77
+    Kem's; README), so a clearly worse model or tracker fails here.
     """
     out = _shipped(root)
-    assert out["event_f1"] >= 0.35, (out["missed"], out["extra"])
+    assert out["event_f1"] >= 0.6, (out["missed"], out["extra"])
+
+
+# Round-2 reader: Kemps and Khmer samples reach the target (event F1 1.0); the Kem's sample
+# does not (0.77: misread market cards; models/MODEL_CARD.md).
+_TARGET_SAMPLES = [
+    pytest.param(p, marks=pytest.mark.xfail(reason="shipped reader below target on this deck (MODEL_CARD.md)", strict=False))
+    if p.name.startswith("kems") else p
+    for p in SAMPLES
+]  # fmt: skip
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(reason="shipped reader is below the issue-4 target on held-out decks (MODEL_CARD.md)", strict=False)
 @pytest.mark.skipif(not SAMPLES or not MODEL.is_file(), reason="needs datasets/samples recordings and the shipped model")
-@pytest.mark.parametrize("root", SAMPLES, ids=lambda p: p.name)
+@pytest.mark.parametrize("root", _TARGET_SAMPLES, ids=lambda p: getattr(p, "name", str(p)))
 def test_committed_sample_with_shipped_reader_target(root: Path) -> None:
     """The target: the referee accepts every vision event and event F1 >= 0.9."""
     out = _shipped(root)

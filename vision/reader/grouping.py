@@ -161,6 +161,19 @@ def same_card(a: IndexObs, b: IndexObs, geom: CardGeometry) -> bool:
     return _diagonal_pair(a, b, geom) and _diagonal_pair(b, a, geom)
 
 
+def _near_pairs(obs: list[IndexObs], geom: CardGeometry) -> list[tuple[int, int]]:
+    """Pairs close enough to be one card (vectorised): the farthest link, two diagonal
+    corners of a card with a small index, is < 2 * 2 * |(cx, cy)| index sizes apart."""
+    if len(obs) < 2:
+        return []
+    c = np.array([o.centre for o in obs])
+    s = np.array([o.size for o in obs])
+    d = np.linalg.norm(c[:, None] - c[None], axis=2)
+    reach = 4.0 * float(np.hypot(geom.cx, geom.cy)) * np.maximum(s[:, None], s[None]) + np.maximum(s[:, None], s[None])
+    i, j = np.nonzero(np.triu(d <= reach, 1))
+    return list(zip(i.tolist(), j.tolist()))
+
+
 def _clusters(obs: list[IndexObs], geom: CardGeometry) -> list[list[int]]:
     parent = list(range(len(obs)))
 
@@ -170,10 +183,9 @@ def _clusters(obs: list[IndexObs], geom: CardGeometry) -> list[list[int]]:
             i = parent[i]
         return i
 
-    for i in range(len(obs)):
-        for j in range(i + 1, len(obs)):
-            if same_card(obs[i], obs[j], geom):
-                parent[find(i)] = find(j)
+    for i, j in _near_pairs(obs, geom):
+        if same_card(obs[i], obs[j], geom):
+            parent[find(i)] = find(j)
     groups: dict[int, list[int]] = {}
     for i in range(len(obs)):
         groups.setdefault(find(i), []).append(i)
@@ -209,10 +221,9 @@ def _fused_clusters(obs: list[IndexObs], joints: np.ndarray, geom: CardGeometry)
         return i
 
     agree = joints @ joints.T
-    for i in range(len(obs)):
-        for j in range(i + 1, len(obs)):
-            if agree[i, j] >= geom.min_agree and same_card(obs[i], obs[j], geom):
-                parent[find(i)] = find(j)
+    for i, j in _near_pairs(obs, geom):
+        if agree[i, j] >= geom.min_agree and same_card(obs[i], obs[j], geom):
+            parent[find(i)] = find(j)
     groups: dict[int, list[int]] = {}
     for i in range(len(obs)):
         groups.setdefault(find(i), []).append(i)
