@@ -92,15 +92,20 @@ class CardDetections:
             quads=None if self.quads is None else self.quads + np.array([dx, dy], np.float32),
         )
 
-    def to_json(self) -> list[dict[str, Any]]:
-        """The `referee read --json` card list."""
+    def to_json(self, image_wh: tuple[int, int] | None = None) -> list[dict[str, Any]]:
+        """The `referee read --json` card list. With `image_wh`, boxes are clipped to the
+        image (a card partly out of the picture is boxed where it is seen)."""
+        boxes = np.asarray(self.xyxy, np.float64).reshape(-1, 4).copy()
+        if image_wh is not None:
+            boxes[:, [0, 2]] = boxes[:, [0, 2]].clip(0, image_wh[0])
+            boxes[:, [1, 3]] = boxes[:, [1, 3]].clip(0, image_wh[1])
         return [
             {
                 "card": c,
                 "confidence": round(float(p), 4),
                 "box": [round(float(v), 1) for v in box],
             }
-            for c, p, box in zip(self.cards, self.confidence, self.xyxy)
+            for c, p, box in zip(self.cards, self.confidence, boxes)
         ]
 
 

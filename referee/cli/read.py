@@ -48,7 +48,8 @@ def run(args: argparse.Namespace) -> int:
             continue
         det = reader.read(image, two_decks=args.two_decks, multiscale=not args.camera_scale)
         if args.json:
-            print(json.dumps({"image": path, "cards": det.to_json()}), flush=True)
+            h, w = image.shape[:2]  # type: ignore[attr-defined]
+            print(json.dumps({"image": path, "cards": det.to_json((w, h))}), flush=True)
         else:
             cards = " ".join(f"{c}({p:.2f})" for c, p in zip(det.cards, det.confidence)) or "(no cards)"
             print(f"{path}: {cards}", flush=True)

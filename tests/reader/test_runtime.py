@@ -70,3 +70,22 @@ def test_square_crops_are_centred_and_sized() -> None:
     assert row[20] == 255 and row[2] == 0  # white in the middle, black at the sides
     # boxes outside the image still give a crop (border replicated), never an error
     assert square_crops(img, np.array([[500, 500, 510, 520]], np.float32), 40, 1.25).shape == (1, 40, 40, 3)
+
+
+def test_letterbox_is_rgb_in_zero_one_with_grey_padding() -> None:
+    img = np.zeros((10, 20, 3), np.uint8)
+    img[..., 0] = 255  # blue in BGR
+    x, _ = letterbox(img, 1.0, (16, 32))
+    assert np.allclose(x[0, 2, :10, :20], 1.0) and np.allclose(x[0, 0, :10, :20], 0.0)  # B went to channel 2
+    assert np.allclose(x[0, :, 12, 25], 114 / 255)
+
+
+def test_read_json_boxes_are_clipped_to_the_image() -> None:
+    from vision.types import CardDetections
+
+    det = CardDetections(
+        xyxy=np.array([[-20, 5, 50, 900]], np.float32), confidence=np.array([0.9], np.float32),
+        cards=["QS"], index_boxes=[[(0, 5, 10, 20)]],
+    )  # fmt: skip
+    assert det.to_json((640, 360))[0]["box"] == [0.0, 5.0, 50.0, 360.0]
+    assert det.to_json()[0]["box"] == [-20.0, 5.0, 50.0, 900.0]
