@@ -50,6 +50,10 @@ class _FakeSession:
         raw[0, :, 0] = [20, 20, 10, 10, 0.9]
         return raw
 
+    def run_image(self, canvas_bgr: np.ndarray) -> np.ndarray:
+        assert canvas_bgr.dtype == np.uint8 and canvas_bgr.shape == (384, 640, 3)  # the input size, as is
+        return self.run(canvas_bgr)
+
 
 def test_detector_tiles_large_images_and_maps_to_image_px() -> None:
     sess = _FakeSession()
@@ -89,3 +93,27 @@ def test_read_json_boxes_are_clipped_to_the_image() -> None:
     )  # fmt: skip
     assert det.to_json((640, 360))[0]["box"] == [0.0, 5.0, 50.0, 360.0]
     assert det.to_json()[0]["box"] == [-20.0, 5.0, 50.0, 900.0]
+
+
+def test_image_input_session_matches_the_float_input() -> None:
+    """The detector session converts uint8 BGR inside the graph: the same detections as
+    with the float blob (rounding differs slightly: the /255 is folded into the graph)."""
+    from pathlib import Path
+
+    import cv2
+    import pytest
+
+    from vision.reader.reader import DEFAULT_MODEL_DIR
+    from vision.reader.runtime import letterbox_image, load_session, to_blob
+
+    xml = Path(DEFAULT_MODEL_DIR) / "index_detector.xml"
+    frame = Path(__file__).resolve().parents[1] / "fixtures" / "reader" / "cascade_0.jpg"
+    if not xml.is_file() or not frame.is_file():
+        pytest.skip("no shipped model or fixture")
+    canvas, _ = letterbox_image(cv2.imread(str(frame)), 0.5, (384, 640))
+    ba, sa = decode_yolo(load_session(xml, 1, image_input=True).run_image(canvas), 0.25, 0.5)
+    bb, sb = decode_yolo(load_session(xml, 1).run(to_blob(canvas)), 0.25, 0.5)
+    assert len(ba) == len(bb) > 5
+    # near-equal scores may swap places in NMS order: match each box to its nearest twin
+    nearest = np.abs(ba[:, None, :] - bb[None, :, :]).max(axis=2).min(axis=1)
+    assert nearest.max() < 1.0 and abs(float(np.sort(sa).sum() - np.sort(sb).sum())) < 1e-2 * len(sa)

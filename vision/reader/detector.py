@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from vision.reader.runtime import Session, decode_yolo, letterbox, nms
+from vision.reader.runtime import Session, decode_yolo, letterbox_image, nms
 
 
 class IndexDetector:
@@ -31,8 +31,8 @@ class IndexDetector:
         h, w = image.shape[:2]
         all_boxes, all_scores = [], []
         for x0, y0, x1, y1 in self._tiles(h, w, scale):
-            x, lb = letterbox(image[y0:y1, x0:x1], scale, self.input_hw)
-            boxes, scores = decode_yolo(self.session.run(x), self.conf, self.iou)
+            canvas, lb = letterbox_image(image[y0:y1, x0:x1], scale, self.input_hw)
+            boxes, scores = decode_yolo(self.session.run_image(canvas), self.conf, self.iou)
             boxes = lb.to_image(boxes) + np.array([x0, y0, x0, y0], np.float32)
             all_boxes.append(boxes)
             all_scores.append(scores)

@@ -87,7 +87,8 @@ class CardReader:
         except (ValueError, TypeError) as exc:
             raise ModelError(f"corrupt {meta_path}: {exc}") from None
         det = IndexDetector(
-            load_session(root / meta.detector_file, threads), meta.detector_input_hw, meta.detector_conf, meta.detector_iou
+            load_session(root / meta.detector_file, threads, image_input=True),
+            meta.detector_input_hw, meta.detector_conf, meta.detector_iou,
         )
         clf = IndexClassifier(
             load_session(root / meta.classifier_file, threads),

@@ -22,9 +22,13 @@ class ModelError(RuntimeError):
 class Session(Protocol):
     def run(self, x: np.ndarray) -> np.ndarray: ...
 
+    def run_image(self, canvas_bgr: np.ndarray) -> np.ndarray:
+        """One H×W×3 uint8 BGR image (already at the input size) -> network output."""
+        ...
+
 
 class _OpenVinoSession:
-    def __init__(self, path: Path, threads: int) -> None:
+    def __init__(self, path: Path, threads: int, image_input: bool = False) -> None:
         import openvino as ov
 
         core = ov.Core()
@@ -35,14 +39,42 @@ class _OpenVinoSession:
             model = fe.convert(fe.load(str(path)))
         else:
             model = core.read_model(str(path), str(path.with_suffix(".bin")))
+        self._image_input = image_input
+        if image_input:  # uint8 BGR HWC in; conversion to RGB NCHW 0..1 runs inside the graph
+            model = _image_preprocess(model)
         cfg = {"INFERENCE_NUM_THREADS": threads, "PERFORMANCE_HINT": "LATENCY", "NUM_STREAMS": 1}
         self._compiled = core.compile_model(model, "CPU", cfg)
         self._request = self._compiled.create_infer_request()
         self._static = not model.inputs[0].get_partial_shape().is_dynamic
 
     def run(self, x: np.ndarray) -> np.ndarray:
+        if self._image_input:
+            raise TypeError("this session takes images: use run_image")
         self._request.infer({0: np.ascontiguousarray(x, np.float32)})
         return np.asarray(self._request.get_output_tensor(0).data).copy()
+
+    def run_image(self, canvas_bgr: np.ndarray) -> np.ndarray:
+        if not self._image_input:
+            return self.run(to_blob(canvas_bgr))
+        self._request.infer({0: np.ascontiguousarray(canvas_bgr[None], np.uint8)})
+        return np.asarray(self._request.get_output_tensor(0).data).copy()
+
+
+def _image_preprocess(model):  # noqa: ANN001, ANN202
+    """Let OpenVINO take the letterboxed uint8 BGR canvas as is (saves a numpy/OpenCV pass)."""
+    import openvino as ov
+    from openvino.preprocess import ColorFormat, PrePostProcessor
+
+    ppp = PrePostProcessor(model)
+    ppp.input().tensor().set_element_type(ov.Type.u8).set_layout(ov.Layout("NHWC")).set_color_format(ColorFormat.BGR)
+    ppp.input().preprocess().convert_element_type(ov.Type.f32).convert_color(ColorFormat.RGB).scale(255.0)
+    ppp.input().model().set_layout(ov.Layout("NCHW"))
+    return ppp.build()
+
+
+def to_blob(canvas_bgr: np.ndarray) -> np.ndarray:
+    """H×W×3 uint8 BGR -> 1×3×H×W float RGB 0..1, in one OpenCV pass."""
+    return cv2.dnn.blobFromImage(canvas_bgr, 1.0 / 255.0, swapRB=True)
 
 
 class _OrtSession:
@@ -58,9 +90,13 @@ class _OrtSession:
     def run(self, x: np.ndarray) -> np.ndarray:
         return self._sess.run(None, {self._name: np.ascontiguousarray(x, np.float32)})[0]
 
+    def run_image(self, canvas_bgr: np.ndarray) -> np.ndarray:
+        return self.run(to_blob(canvas_bgr))
 
-def load_session(path: Path, threads: int = 2, backend: str = "auto") -> Session:
-    """Open an `.xml` (OpenVINO IR) or `.onnx` model; one clear ModelError on failure."""
+
+def load_session(path: Path, threads: int = 2, backend: str = "auto", image_input: bool = False) -> Session:
+    """Open an `.xml` (OpenVINO IR) or `.onnx` model; one clear ModelError on failure.
+    image_input: the session will be fed uint8 BGR images (`run_image`)."""
     path = Path(path)
     if not path.is_file():
         raise ModelError(f"model file not found: {path}")
@@ -72,7 +108,7 @@ def load_session(path: Path, threads: int = 2, backend: str = "auto") -> Session
     errors: list[str] = []
     for name in order:
         try:
-            return _OpenVinoSession(path, threads) if name == "openvino" else _OrtSession(path, threads)
+            return _OpenVinoSession(path, threads, image_input) if name == "openvino" else _OrtSession(path, threads)
         except ImportError as exc:
             errors.append(f"{name} not installed ({exc})")
         except Exception as exc:  # noqa: BLE001 - every backend error means "cannot load this file"
@@ -102,8 +138,14 @@ class Letterbox:
 
 
 def letterbox(image: np.ndarray, scale: float, input_hw: tuple[int, int]) -> tuple[np.ndarray, Letterbox]:
+    """`letterbox_image`, then NCHW float RGB 0..1 (what the float network takes)."""
+    canvas, lb = letterbox_image(image, scale, input_hw)
+    return to_blob(canvas), lb
+
+
+def letterbox_image(image: np.ndarray, scale: float, input_hw: tuple[int, int]) -> tuple[np.ndarray, Letterbox]:
     """Resize by `scale` (clipped to fit), pad to `input_hw` with grey 114 (ultralytics'
-    value), top-left aligned so no pixel shifts by half a stride. Returns NCHW float 0..1."""
+    value), top-left aligned so no pixel shifts by half a stride. Returns uint8 BGR HWC."""
     ih, iw = input_hw
     h, w = image.shape[:2]
     scale = min(scale, iw / w, ih / h)
@@ -112,9 +154,7 @@ def letterbox(image: np.ndarray, scale: float, input_hw: tuple[int, int]) -> tup
     resized = cv2.resize(image, (nw, nh), interpolation=interp)
     canvas = np.full((ih, iw, 3), 114, np.uint8)
     canvas[:nh, :nw] = resized
-    # BGR HWC uint8 -> RGB NCHW float 0..1 in one OpenCV pass (half the time of numpy's)
-    x = cv2.dnn.blobFromImage(canvas, 1.0 / 255.0, swapRB=True)
-    return x, Letterbox(scale=nw / w, dx=0.0, dy=0.0)
+    return canvas, Letterbox(scale=nw / w, dx=0.0, dy=0.0)
 
 
 def nms(boxes: np.ndarray, scores: np.ndarray, iou_thr: float) -> np.ndarray:
