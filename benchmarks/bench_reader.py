@@ -216,18 +216,13 @@ def float_twin(reader, model_dir: Path):  # noqa: ANN001, ANN201
     """The same reader with the float networks, when the shipped one loads INT8 copies."""
     import dataclasses
 
-    from vision.reader.classifier import IndexClassifier
-    from vision.reader.detector import IndexDetector
     from vision.reader.reader import CardReader
-    from vision.reader.runtime import load_session
 
     m = reader.meta
     if "int8" not in m.detector_file + m.classifier_file:
         return None
     meta = dataclasses.replace(m, detector_file="index_detector.xml", classifier_file="index_classifier.onnx")
-    det = IndexDetector(load_session(model_dir / meta.detector_file, 2), meta.detector_input_hw, reader.detector.conf, meta.detector_iou)
-    clf = IndexClassifier(load_session(model_dir / meta.classifier_file, 2), meta.classifier_size, meta.classifier_pad, len(meta.ranks), len(meta.suits))
-    return CardReader(meta, det, clf)
+    return CardReader.from_meta(model_dir, meta)
 
 
 def map50(model_dir: Path, data_yaml: Path) -> dict:

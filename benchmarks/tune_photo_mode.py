@@ -32,33 +32,13 @@ def main() -> int:
 
     from bench_reader import held_out_decks, photo_scene
     from tqdm import tqdm
-    from vision.reader.grouping import group_indices
-    from vision.reader.reader import CardReader, _detections
+    from vision.reader.reader import CardReader
     from vision.synth.layouts import random_scene
 
     reader = CardReader.load(args.model)
-    meta = reader.meta
-    labels = (meta.ranks, meta.suits) if meta.fuse_indices else None
 
     def picked(image: np.ndarray, refine: bool):  # noqa: ANN202
-        if refine:
-            return reader.read(image, multiscale=True)
-        saved = reader.read_indices
-        # the picking step alone: photo_scale's refinement skipped by reading its choice as is
-        h, w = image.shape[:2]
-        fit = min(1.0, meta.detector_input_hw[1] / w, meta.detector_input_hw[0] / h)
-        from vision.reader.reader import scale_weight
-
-        best = None
-        for m in meta.multiscale:
-            obs = saved(image, fit * m)
-            if obs:
-                size = float(np.median([o.size for o in obs])) * fit * m
-                score = sum(o.p for o in obs) * scale_weight(size, meta.index_px_target, meta.multiscale_sigma)
-                if best is None or score > best[0]:
-                    best = (score, obs)
-        obs = best[1] if best else []
-        return _detections([g for g in group_indices(obs, meta.geometry, labels=labels) if g.confidence >= meta.min_card_p])
+        return reader.detections_from(reader.photo_scale(image, refine=refine)[1])
 
     decks = {k: v for k, v in held_out_decks(4).items() if k.endswith("(val)")}
     rng = np.random.default_rng(args.seed)

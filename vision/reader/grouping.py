@@ -174,8 +174,9 @@ def _near_pairs(obs: list[IndexObs], geom: CardGeometry) -> list[tuple[int, int]
     return list(zip(i.tolist(), j.tolist()))
 
 
-def _clusters(obs: list[IndexObs], geom: CardGeometry) -> list[list[int]]:
-    parent = list(range(len(obs)))
+def _union(n: int, pairs: list[tuple[int, int]]) -> list[list[int]]:
+    """Connected components of n items linked by `pairs` (union-find)."""
+    parent = list(range(n))
 
     def find(i: int) -> int:
         while parent[i] != i:
@@ -183,13 +184,16 @@ def _clusters(obs: list[IndexObs], geom: CardGeometry) -> list[list[int]]:
             i = parent[i]
         return i
 
-    for i, j in _near_pairs(obs, geom):
-        if same_card(obs[i], obs[j], geom):
-            parent[find(i)] = find(j)
+    for i, j in pairs:
+        parent[find(i)] = find(j)
     groups: dict[int, list[int]] = {}
-    for i in range(len(obs)):
+    for i in range(n):
         groups.setdefault(find(i), []).append(i)
     return list(groups.values())
+
+
+def _clusters(obs: list[IndexObs], geom: CardGeometry) -> list[list[int]]:
+    return _union(len(obs), [(i, j) for i, j in _near_pairs(obs, geom) if same_card(obs[i], obs[j], geom)])
 
 
 def _make_group(card: str, members: list[IndexObs], geom: CardGeometry) -> CardGroup:
@@ -211,23 +215,10 @@ def _make_group(card: str, members: list[IndexObs], geom: CardGeometry) -> CardG
 
 
 def _fused_clusters(obs: list[IndexObs], joints: np.ndarray, geom: CardGeometry) -> list[list[int]]:
-    """Union-find over pairs that are one card by geometry and could read the same card."""
-    parent = list(range(len(obs)))
-
-    def find(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
+    """Pairs that are one card by geometry and could read the same card."""
     agree = joints @ joints.T
-    for i, j in _near_pairs(obs, geom):
-        if agree[i, j] >= geom.min_agree and same_card(obs[i], obs[j], geom):
-            parent[find(i)] = find(j)
-    groups: dict[int, list[int]] = {}
-    for i in range(len(obs)):
-        groups.setdefault(find(i), []).append(i)
-    return list(groups.values())
+    pairs = [(i, j) for i, j in _near_pairs(obs, geom) if agree[i, j] >= geom.min_agree and same_card(obs[i], obs[j], geom)]
+    return _union(len(obs), pairs)
 
 
 def _fused_groups(obs: list[IndexObs], geom: CardGeometry, ranks: tuple[str, ...], suits: tuple[str, ...]) -> list[CardGroup]:
@@ -259,19 +250,19 @@ def group_indices(
     distributions on every observation) the indices of a card are fused.
     """
     geom = geom or CardGeometry()
-    if labels is not None and obs and all(o.joint is not None for o in obs):
-        per_card: dict[str, list[CardGroup]] = {}
-        for g in _fused_groups(obs, geom, *labels):
-            per_card.setdefault(g.card, []).append(g)
-        kept = [g for gs in per_card.values() for g in sorted(gs, key=lambda g: -g.confidence)[: 2 if two_decks else 1]]
-        return sorted(kept, key=lambda g: -g.confidence)
+    if labels is not None and obs and all(o.rank_probs is not None and o.suit_probs is not None for o in obs):
+        return _keep_per_identity(_fused_groups(obs, geom, *labels), two_decks)
     by_card: dict[str, list[IndexObs]] = {}
     for o in obs:
         by_card.setdefault(o.card, []).append(o)
-    cards: list[CardGroup] = []
-    for card, items in by_card.items():
-        groups = [_make_group(card, [items[i] for i in c], geom) for c in _clusters(items, geom)]
-        groups.sort(key=lambda g: -g.confidence)
-        cards.extend(groups[: 2 if two_decks else 1])
-    cards.sort(key=lambda g: -g.confidence)
-    return cards
+    groups = [_make_group(card, [items[i] for i in c], geom) for card, items in by_card.items() for c in _clusters(items, geom)]
+    return _keep_per_identity(groups, two_decks)
+
+
+def _keep_per_identity(groups: list[CardGroup], two_decks: bool) -> list[CardGroup]:
+    """A card exists once per deck: the best-supported group(s) of each identity, best first."""
+    per_card: dict[str, list[CardGroup]] = {}
+    for g in groups:
+        per_card.setdefault(g.card, []).append(g)
+    kept = [g for gs in per_card.values() for g in sorted(gs, key=lambda g: -g.confidence)[: 2 if two_decks else 1]]
+    return sorted(kept, key=lambda g: -g.confidence)

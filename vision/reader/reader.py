@@ -45,7 +45,7 @@ class ReaderMeta:
     min_card_p: float = 0.3
     multiscale: tuple[float, ...] = (1.0, 0.55, 0.3, 0.17)  # photo mode: detector scales tried, × the fit scale
     multiscale_sigma: float = 0.45  # photo mode: how fast a scale's trust falls with log index size
-    fuse_indices: bool = False  # fuse the two corners' readings of a card (grouping.py); measured: no gain yet
+    fuse_indices: bool = False  # fuse the two corners' readings of a card (grouping.py); the shipped model sets it
     geometry: CardGeometry = field(default_factory=CardGeometry)
 
     @classmethod
@@ -86,6 +86,11 @@ class CardReader:
             meta = ReaderMeta.from_json(json.loads(meta_path.read_text()))
         except (ValueError, TypeError) as exc:
             raise ModelError(f"corrupt {meta_path}: {exc}") from None
+        return cls.from_meta(root, meta, threads)
+
+    @classmethod
+    def from_meta(cls, root: Path, meta: ReaderMeta, threads: int = 2) -> CardReader:
+        """The networks `meta` names, opened from `root` (e.g. the float files beside INT8)."""
         det = IndexDetector(
             load_session(root / meta.detector_file, threads, image_input=True),
             meta.detector_input_hw, meta.detector_conf, meta.detector_iou,
@@ -157,27 +162,32 @@ class CardReader:
 
         roi: (x1, y1, x2, y2) to read only that part (a zone crop); results are shifted back.
         two_decks: keep up to two cards of the same identity (two-deck games).
-        multiscale: photo mode, for images of unknown scale (a close-up, a phone photo): read
-        at several detector scales and keep the cards the scales agree on (≈4× the work;
-        the live camera path knows its scale and does not need it).
+        multiscale: photo mode, for images of unknown scale (a close-up, a phone photo): find
+        the detector scale first (`photo_scale`, ≈5× the work; the live camera path knows
+        its scale and does not need it). roi is ignored in photo mode.
         """
         if multiscale:
             return self.read_multiscale(image_bgr, two_decks)
         return self.read_with_indices(image_bgr, roi, two_decks)[0]
 
-    def groups_at(self, image: np.ndarray, scale: float, two_decks: bool = False) -> list[CardGroup]:
-        """Cards read with the detector at one image scale (no confidence threshold)."""
-        labels = (self.meta.ranks, self.meta.suits) if self.meta.fuse_indices else None
-        return group_indices(self.read_indices(image, scale), self.meta.geometry, two_decks, labels)
+    @property
+    def _labels(self) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+        """(ranks, suits) when grouping fuses the corners' distributions, else None."""
+        return (self.meta.ranks, self.meta.suits) if self.meta.fuse_indices else None
 
-    def photo_scale(self, image: np.ndarray) -> tuple[float, list[IndexObs]]:
+    def detections_from(self, indices: list[IndexObs], two_decks: bool = False) -> CardDetections:
+        """Stage c: classified indices -> physical cards above the confidence threshold."""
+        groups = group_indices(indices, self.meta.geometry, two_decks, self._labels)
+        return _detections([g for g in groups if g.confidence >= self.meta.min_card_p])
+
+    def photo_scale(self, image: np.ndarray, refine: bool = True) -> tuple[float, list[IndexObs]]:
         """The detector scale for an image of unknown scale, and the indices read there.
 
         Each scale in `multiscale` is tried; its reads are worth their summed probability,
         weighted by how typical their size is for the detector (far from the trained sizes
         it finds fragments, e.g. a rank without its suit). The best scale is then refined
-        so the median index has the trained size. Measured on held-out photo-like scenes
-        (benchmarks/bench_reader.py): voting across scales did worse than picking one.
+        so the median index has the trained size (`refine`). Measured on held-out photo-like
+        scenes (benchmarks/tune_photo_mode.py): voting across scales did worse than picking one.
         """
         h, w = image.shape[:2]
         ih, iw = self.meta.detector_input_hw
@@ -195,7 +205,7 @@ class CardReader:
         if best is None:
             return fit, []
         _, scale, size, obs = best
-        if abs(np.log(size / target)) > 0.15:  # refine: indices at the trained size
+        if refine and abs(np.log(size / target)) > 0.15:  # indices at the trained size
             refined = self.read_indices(image, scale * target / size)
             if refined:
                 return scale * target / size, refined
@@ -204,9 +214,7 @@ class CardReader:
     def read_multiscale(self, image_bgr: np.ndarray, two_decks: bool = False) -> CardDetections:
         image = _check_image(image_bgr)
         _scale, indices = self.photo_scale(image)
-        labels = (self.meta.ranks, self.meta.suits) if self.meta.fuse_indices else None
-        groups = group_indices(indices, self.meta.geometry, two_decks, labels)
-        return _detections([g for g in groups if g.confidence >= self.meta.min_card_p])
+        return self.detections_from(indices, two_decks)
 
     def read_with_indices(
         self, image_bgr: np.ndarray, roi: tuple[int, int, int, int] | None = None, two_decks: bool = False
@@ -222,17 +230,12 @@ class CardReader:
                 raise ValueError(f"roi {roi} is empty inside a {image.shape[1]}×{image.shape[0]} image")
             image, dx, dy = image[y1:y2, x1:x2], x1, y1
         indices = self.read_indices(image)
-        labels = (self.meta.ranks, self.meta.suits) if self.meta.fuse_indices else None
-        groups = [
-            g for g in group_indices(indices, self.meta.geometry, two_decks, labels) if g.confidence >= self.meta.min_card_p
-        ]  # fmt: skip
+        det = self.detections_from(indices, two_decks)
         if dx or dy:
+            det = det.offset(dx, dy)
             for o in indices:
                 o.box = (o.box[0] + dx, o.box[1] + dy, o.box[2] + dx, o.box[3] + dy)
-            shift = np.array([dx, dy], np.float32)
-            for g in groups:
-                g.quad = None if g.quad is None else g.quad + shift
-        return _detections(groups), indices
+        return det, indices
 
 
 def scale_weight(index_px: float, target_px: float, sigma: float = 0.45) -> float:

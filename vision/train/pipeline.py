@@ -142,8 +142,7 @@ def stage_export(cfg: TrainConfig, out: Path, export_dir: Path) -> dict:
     if cfg.int8:  # measured ~2x (detector) and ~4x (classifier) less CPU: MODEL_CARD.md
         from vision.train.quantize import quantize_reader
 
-        (export_dir / META_FILE).write_text(json.dumps(meta.to_json(), indent=1))  # quantize reads it
-        q = quantize_reader(export_dir, cfg.int8_scenes)
+        q = quantize_reader(export_dir, meta.detector_input_hw, meta.classifier_size, meta.classifier_pad, cfg.int8_scenes)
         meta = dataclasses.replace(meta, detector_file=q["detector"].name, classifier_file=q["classifier"].name)
         files.update({"detector_int8": q["detector"], "classifier_int8": q["classifier"]})
     unknown = set(cfg.runtime) - set(ReaderMeta.__dataclass_fields__)

@@ -74,17 +74,15 @@ def quantize_classifier(onnx: Path, scenes: list, out_xml: Path, size: int, pad:
     return _save(q, out_xml)
 
 
-def quantize_reader(model_dir: Path, n_scenes: int = 96) -> dict[str, Path]:
-    """Write index_detector_int8.xml/.bin and index_classifier_int8.xml/.bin in model_dir."""
-    import json
-
-    meta = json.loads((model_dir / "reader.json").read_text())
+def quantize_reader(
+    model_dir: Path, input_hw: tuple[int, int], crop_size: int, crop_pad: float, n_scenes: int = 96
+) -> dict[str, Path]:
+    """Write index_detector_int8.xml/.bin and index_classifier_int8.xml/.bin in model_dir
+    from its float index_detector.xml and index_classifier.onnx."""
     scenes = calibration_scenes(n_scenes)
-    det_src = model_dir / "index_detector.xml"
-    cls_src = model_dir / "index_classifier.onnx"
     return {
-        "detector": quantize_detector(det_src, scenes, model_dir / "index_detector_int8.xml", tuple(meta["detector_input_hw"])),
+        "detector": quantize_detector(model_dir / "index_detector.xml", scenes, model_dir / "index_detector_int8.xml", input_hw),
         "classifier": quantize_classifier(
-            cls_src, scenes, model_dir / "index_classifier_int8.xml", int(meta["classifier_size"]), float(meta["classifier_pad"])
+            model_dir / "index_classifier.onnx", scenes, model_dir / "index_classifier_int8.xml", crop_size, crop_pad
         ),
     }
