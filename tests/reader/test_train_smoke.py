@@ -50,3 +50,43 @@ def test_unknown_config_key_is_one_clear_error(tmp_path: Path) -> None:
     bad.write_text("detector: {epoch: 3}\n")
     r = subprocess.run([sys.executable, "-m", "referee", "train", "--config", str(bad)], capture_output=True, text=True, cwd=REPO)
     assert r.returncode == 2 and "unknown key(s) epoch" in r.stderr and r.stderr.count("\n") == 1
+
+
+def test_classifier_init_keeps_the_trunk_at_a_new_input_size(tmp_path: Path) -> None:
+    import torch
+
+    from vision.train.classifier_model import IndexNet
+    from vision.train.train_classifier import load_matching
+
+    old = IndexNet(width=4, size=40)
+    ckpt = tmp_path / "c.pt"
+    torch.save({"model": old.state_dict()}, ckpt)
+    new = IndexNet(width=4, size=48)
+    fresh = load_matching(new, ckpt)
+    # the flattening neck depends on the input size; everything else carries over
+    assert fresh == ["neck.2.weight"]
+    for k, v in old.state_dict().items():
+        if k != "neck.2.weight":
+            assert torch.equal(new.state_dict()[k], v), k
+
+
+def test_classifier_only_round_reuses_a_detector(tmp_path: Path) -> None:
+    from vision.train.config import load_config
+    from vision.train.pipeline import stage_detector
+
+    weights = tmp_path / "det.pt"
+    weights.write_bytes(b"weights")
+    cfg_file = tmp_path / "c.yaml"
+    cfg_file.write_text(f"data: {{detector_tiles: false}}\ndetector: {{weights_from: {weights}}}\n")
+    cfg = load_config(cfg_file)
+    assert cfg.data.detector_tiles is False
+    report = stage_detector(cfg, tmp_path)
+    assert report["trained"] is False and (tmp_path / "index_detector.pt").read_bytes() == b"weights"
+    missing = tmp_path / "m.yaml"
+    missing.write_text(f"detector: {{weights_from: {tmp_path / 'nope.pt'}}}\n")
+    try:
+        stage_detector(load_config(missing), tmp_path)
+    except FileNotFoundError as exc:
+        assert "weights_from" in str(exc)
+    else:
+        raise AssertionError("a missing detector.weights_from must be an error")

@@ -26,6 +26,7 @@ class DataConfig:
     )
     real_decks: bool = True  # add the art cache's decks, split by family (vision.synth.splits)
     real_weight: float = 0.5  # share of chunks drawn from real decks when both exist
+    detector_tiles: bool = True  # false: classifier crops only (a classifier-only data round)
     sample: SampleConfig = field(default_factory=SampleConfig)
 
 

@@ -61,7 +61,10 @@ def stage_data(cfg: TrainConfig, out: Path) -> dict:
         if not proc.get(split):
             n_real = n if real.get(split) else 0
         for pools, count in ((real, n_real), (proc, n - n_real)):
-            jobs += make_jobs(pools, {split: count}, out, cfg.seed + len(jobs), d.chunk_scenes, d.decks_per_chunk, d.frame, d.sample)
+            jobs += make_jobs(
+                pools, {split: count}, out, cfg.seed + len(jobs), d.chunk_scenes, d.decks_per_chunk, d.frame, d.sample,
+                tiles_for=("train", "val") if d.detector_tiles else (),
+            )  # fmt: skip
     jobs = [dataclasses.replace(j, chunk=i) for i, j in enumerate(jobs)]
     # held-out chunks first (small), then training chunks alternating real/procedural, so an
     # interrupted build still has validation data and a balanced partial training set
@@ -109,6 +112,12 @@ def stage_classifier(cfg: TrainConfig, out: Path) -> dict:
 def stage_detector(cfg: TrainConfig, out: Path) -> dict:
     from vision.train.train_detector import train_detector
 
+    if cfg.detector.weights_from:  # a classifier-only round keeps an earlier round's detector
+        src = Path(cfg.detector.weights_from)
+        if not src.is_file():
+            raise FileNotFoundError(f"detector.weights_from: not found: {src}")
+        shutil.copyfile(src, out / "index_detector.pt")
+        return {"seconds": 0.0, "weights": str(src), "trained": False}
     t0 = time.time()
     best = train_detector(out / "det" / "data.yaml", cfg.detector, out)
     shutil.copyfile(best, out / "index_detector.pt")

@@ -123,6 +123,22 @@ def evaluate(out: np.ndarray, cs: CropSet) -> dict[str, dict[str, float]]:
     return res
 
 
+def load_matching(model: IndexNet, path: Path) -> list[str]:
+    """Load a checkpoint's weights wherever the shapes match; returns the keys left fresh.
+
+    The convolution trunk does not depend on the input size, the flattening neck does: a
+    run at a new crop size keeps the learnt trunk and starts the neck afresh."""
+    if not path.is_file():
+        raise FileNotFoundError(f"classifier.init: not found: {path}")
+    saved = torch.load(path, map_location="cpu", weights_only=True)["model"]
+    own = model.state_dict()
+    fresh = [k for k in own if k not in saved or saved[k].shape != own[k].shape]
+    model.load_state_dict({k: v for k, v in saved.items() if k in own and v.shape == own[k].shape}, strict=False)
+    if fresh:
+        print(f"classifier.init: {len(fresh)} tensors start fresh (shape changed): {', '.join(fresh)}", flush=True)
+    return fresh
+
+
 def train_classifier(train: CropSet, val: CropSet | None, cfg: ClassifierConfig, out_dir: Path) -> tuple[IndexNet, dict]:
     torch.manual_seed(cfg.seed)
     torch.set_num_threads(cfg.threads)
@@ -130,7 +146,7 @@ def train_classifier(train: CropSet, val: CropSet | None, cfg: ClassifierConfig,
     rng = np.random.default_rng(cfg.seed)
     model = IndexNet(len(RANKS), len(SUITS), cfg.width, cfg.size)
     if cfg.init:
-        model.load_state_dict(torch.load(cfg.init, map_location="cpu", weights_only=True)["model"])
+        load_matching(model, Path(cfg.init))
     opt = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
     steps = cfg.epochs * math.ceil(len(train) / cfg.batch)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=cfg.lr, total_steps=max(steps, 1), pct_start=0.15)

@@ -24,6 +24,7 @@ class DetectorConfig:
     resume: bool = False
     hyp: dict[str, Any] = field(default_factory=dict)  # ultralytics train overrides
     extra_train: tuple[str, ...] = ()  # more det/images/train folders (earlier data rounds)
+    weights_from: str | None = None  # use these trained weights (.pt) as this round's detector, no training
 
 
 def _model_path(model: str) -> str:
