@@ -35,7 +35,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from voice_corpus import CONDITIONS, NAMES, Stream, Truth, load_corpus, with_noise  # noqa: E402
 
 from referee.voice.grammar import TEMPLATES, VoiceConfig, load_config  # noqa: E402
-from referee.voice.listener import CallListener, VoiceCall, _Candidate, rival_margin  # noqa: E402
+from referee.voice.listener import PAUSE_WINDOW, CallListener, VoiceCall, _Candidate, rival_margin  # noqa: E402
 
 TUNE_VOICES = ("awb", "slt")
 TEST_VOICES = ("kal16", "rms")
@@ -54,6 +54,12 @@ class RunResult:
     decoys: list[_Candidate]
     cpu_s: float
     audio_s: float
+    drops: list[float]  # per candidate: level drop (dB) right after it, listener.pause_drop
+
+
+def _drop(listener: CallListener, c: _Candidate) -> float:
+    d = listener.pause_drop(c)
+    return 99.0 if d is None else d  # unknown (end of stream) counts as a pause, as in the listener
 
 
 def run_stream(pcm: np.ndarray, game: str, config: VoiceConfig) -> RunResult:
@@ -72,13 +78,21 @@ def run_stream(pcm: np.ndarray, game: str, config: VoiceConfig) -> RunResult:
     data = pcm.astype(np.int16).tobytes()
     step = 16000 * FEED_MS // 1000 * 2
     out: list[tuple[VoiceCall, float]] = []
+    drops: dict[int, float] = {}
+    done = 0  # candidates before this index have their drop
     t_cpu = time.process_time()
     for i in range(0, len(data), step):
         now = (i + step) / 32000
         out += [(c, now) for c in listener.feed(data[i : i + step])]
+        frame = listener._processed // 160
+        while done < len(cands) and cands[done].seen + PAUSE_WINDOW[1] <= frame:
+            drops[id(cands[done])] = _drop(listener, cands[done])
+            done += 1
     out += [(c, len(data) / 32000) for c in listener.flush()]
+    for c in cands[done:]:
+        drops[id(c)] = _drop(listener, c)
     cpu = time.process_time() - t_cpu
-    return RunResult(out, cands, decoys, cpu, len(pcm) / 16000)
+    return RunResult(out, cands, decoys, cpu, len(pcm) / 16000, [drops[id(c)] for c in cands])
 
 
 def one_word(key: str) -> bool:
@@ -99,15 +113,15 @@ def _in_any_truth(truths: tuple[Truth, ...], start: float, end: float) -> bool:
 
 def permissive(config: VoiceConfig) -> VoiceConfig:
     th = {k: (1e-40 if one_word(k) else 1e-60) for k in config.thresholds}  # far below any useful one
-    return replace(config, thresholds=th, verify_margin={})
+    return replace(config, thresholds=th, verify_margin={}, direct_pause_db={}, detect_pause_db={})
 
 
 MARGINS: tuple[float | None, ...] = (None, -3.0, -2.0, -1.5, -1.0, -0.5, 0.0, 0.5)  # nats/phone
 
 
 def tune(streams: list, babble: np.ndarray, config: VoiceConfig, conditions: list, cache: Path,
-         reuse: bool = False) -> tuple[dict, dict, dict]:
-    saved = cache / "tune-scores-v2.json"
+         reuse: bool = False) -> dict[str, dict[str, float]]:
+    saved = cache / "tune-scores-v3.json"
     if reuse and saved.is_file():
         data = json.loads(saved.read_text())
         return pick_thresholds(config, data["det"], data["fa"], data["per_game_min"])
@@ -122,68 +136,123 @@ def collect_tuning_scores(streams: list, babble: np.ndarray, config: VoiceConfig
     of each right-phrase detection around the true call], form]; fa: key → [condition,
     [[score, decoy margin], ...], where] per false event in chatter (overlapping detections
     of one phrase are one event)."""
+    jobs = [(pcm, st, cond, k) for k, (pcm, st, cond) in enumerate(
+        (pcm, st, cond) for pcm, st in streams
+        if st.voice in TUNE_VOICES and not st.kind.startswith("chatter-heldout") for cond in conditions)]
+    det: dict[str, list] = defaultdict(list)
+    fa: dict[str, list] = defaultdict(list)
+    chatter_min = 0.0
+    for d, f, m in _map(_tune_job, [(pcm, st, cond, k, babble, config) for pcm, st, cond, k in jobs], "tuning runs"):
+        for key, v in d.items():
+            det[key] += v
+        for key, v in f.items():
+            fa[key] += v
+        chatter_min += m
+    return dict(det), dict(fa), chatter_min / 2  # both games ran on the same chatter
+
+
+JOBS = 1  # worker processes (--jobs)
+
+
+def _map(fn, args: list, desc: str) -> list:
+    """fn over args, in JOBS processes; results in order."""
+    if JOBS <= 1:
+        return [fn(a) for a in tqdm(args, desc=desc)]
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(JOBS) as ex:
+        return list(tqdm(ex.map(fn, args), total=len(args), desc=desc))
+
+
+def _tune_job(job: tuple) -> tuple[dict, dict, float]:
+    pcm, st, (cname, kind, snr), k, babble, config = job
     loose = permissive(config)
     det: dict[str, list] = defaultdict(list)
     fa: dict[str, list] = defaultdict(list)
     chatter_min = 0.0
-    jobs = [(pcm, st, cond) for pcm, st in streams
-            if st.voice in TUNE_VOICES and st.kind != "chatter-heldout" for cond in conditions]
-    for k, (pcm, st, (cname, kind, snr)) in enumerate(tqdm(jobs, desc="tuning runs")):
-        games = ["kemps", "kems"] if st.kind == "chatter" else [st.game]
-        audio = with_noise(pcm, kind, snr, babble, seed=k)
-        for game in games:
-            res = run_stream(audio, game, loose)
-            scored = [(c, [c.score, min(rival_margin(c, res.decoys), 1e9)], c.start / 100, (c.end + 1) / 100)
-                      for c in res.candidates]
-            if st.kind == "calls":
-                for t in st.truths:
-                    pairs = [sv for c, sv, a, b in scored if c.phrase.template == t.key and _matches(t, c.phrase.call, c.phrase.target, a, b)]
-                    det[t.key].append([cname, pairs, t.form])
-            else:
-                chatter_min += res.audio_s / 60
-                for key in {c.phrase.template for c, *_ in scored}:
-                    items = [(sv, a, b) for c, sv, a, b in scored if c.phrase.template == key]
-                    fa[key] += [[cname, pairs, f"{st.name}@{a:.1f}"] for pairs, a in _cluster_events(items)]
-    return dict(det), dict(fa), chatter_min / 2  # both games ran on the same chatter
+    games = ["kemps", "kems"] if st.kind != "calls" else [st.game]
+    audio = with_noise(pcm, kind, snr, babble, seed=k)
+    for game in games:
+        res = run_stream(audio, game, loose)
+        scored = [(c, [c.score, min(rival_margin(c, res.decoys), 1e9), drop], c.start / 100, (c.end + 1) / 100)
+                  for c, drop in zip(res.candidates, res.drops)]
+        if st.kind == "calls":
+            for t in st.truths:
+                pairs = [sv for c, sv, a, b in scored if c.phrase.template == t.key and _matches(t, c.phrase.call, c.phrase.target, a, b)]
+                det[t.key].append([cname, pairs, t.form])
+        else:
+            chatter_min += res.audio_s / 60
+            for key in {c.phrase.template for c, *_ in scored}:
+                items = [(sv, a, b) for c, sv, a, b in scored if c.phrase.template == key]
+                fa[key] += [[cname, pairs, f"{st.name}@{a:.1f}"] for pairs, a in _cluster_events(items)]
+    return dict(det), dict(fa), chatter_min
 
 
 def _passes(pairs: list, lt: float, margin: float | None) -> bool:
     return any(s >= lt and (margin is None or v >= margin) for s, v in pairs)
 
 
-def pick_thresholds(config: VoiceConfig, det: dict, fa: dict, per_game_min: float) -> tuple[dict, dict, dict]:
-    """Detection thresholds and decoy margins for every phrase, `direct` thresholds for
-    two-word phrases."""
-    chosen: dict[str, float] = {}
-    direct: dict[str, float] = {}
-    margins: dict[str, float] = {}
+DETECT_PAUSES: tuple[float | None, ...] = (None, 6.0, 9.0, 12.0)  # dB (detect_pause_db)
+DIRECT_PAUSES: tuple[float | None, ...] = (None, 6.0, 9.0, 12.0, 15.0)  # dB (direct_pause_db)
+
+
+def _best(items: list, m: float | None, pause: float | None) -> np.ndarray:
+    """Per call / false event: its best score among detections passing the decoy margin
+    and the pause requirement (-inf when none does)."""
+    out = np.full(len(items), -np.inf)
+    for n, pairs in enumerate(items):
+        ok = [p[0] for p in pairs if (m is None or p[1] >= m) and (pause is None or p[2] >= pause)]
+        if ok:
+            out[n] = max(ok)
+    return out
+
+
+def _rows(calls: list, false: list, per_game_min: float, m: float | None, pause: float | None,
+          grid: list[float]) -> list[tuple[float, float, float]]:
+    """(threshold, share of tune calls heard, false events/min) for every threshold."""
+    bc, bf = np.sort(_best(calls, m, pause)), np.sort(_best(false, m, pause))
+    lts = np.log(np.array(grid))
+    d = 1.0 - np.searchsorted(bc, lts, side="left") / max(1, len(bc))
+    f = (len(bf) - np.searchsorted(bf, lts, side="left")) / max(per_game_min, 1e-9)
+    return [(t, float(a), float(b)) for t, a, b in zip(grid, d, f)]
+
+
+def pick_thresholds(config: VoiceConfig, det: dict, fa: dict, per_game_min: float) -> dict[str, dict[str, float]]:
+    """Per phrase: detection threshold, decoy margin and pause needed to be reported, and
+    for two-word phrases the `direct` threshold and the pause needed to go direct."""
+    out: dict[str, dict[str, float]] = {k: {} for k in
+                                        ("thresholds", "direct", "verify_margin", "detect_pause_db", "direct_pause_db")}
     print(f"\ntuning on {', '.join(TUNE_VOICES)}: {per_game_min:.1f} min of chatter per game")
     grid = [10.0 ** e for e in range(-60, 241)]
     for key in config.thresholds:
         calls = [x[1] for x in det.get(key, [])]
         false = [x[1] for x in fa.get(key, [])]
-        table = {}
-        for m in MARGINS:
-            rows = []
-            for thr in grid:
-                lt = math.log(thr)
-                d = sum(_passes(p, lt, m) for p in calls) / max(1, len(calls))
-                f = sum(_passes(p, lt, m) for p in false) / max(per_game_min, 1e-9)
-                rows.append((thr, d, f))
-            table[m] = rows
-        m, i = _pick_detect(key, table)
-        rows = table[m]
-        chosen[key] = rows[i][0]
+        table = {(m, pz): _rows(calls, false, per_game_min, m, pz, grid) for pz in DETECT_PAUSES for m in MARGINS}
+        (m, pz), i = _pick_detect(key, table)
+        rows = table[(m, pz)]
+        out["thresholds"][key] = rows[i][0]
         if m is not None:
-            margins[key] = m
-        line = f"  {key:14s} margin {m} detect {rows[i][0]:.0e} (tune: {rows[i][1]:.0%}, {rows[i][2]:.2f} false/min)"
+            out["verify_margin"][key] = m
+        if pz is not None:
+            out["detect_pause_db"][key] = pz
+        line = (f"  {key:14s} margin {m} pause {pz} detect {rows[i][0]:.0e} "
+                f"(tune: {rows[i][1]:.0%}, {rows[i][2]:.2f} false/min)")
         if not one_word(key):
-            ok = [j for j, (t, d, f) in enumerate(rows) if f <= FA_BUDGET_DIRECT]
-            j = max(i, min(ok)) if ok else len(rows) - 1
-            direct[key] = rows[j][0]
-            line += f"  direct {rows[j][0]:.0e} (tune: {rows[j][1]:.0%}, {rows[j][2]:.2f} false/min)"
+            best = None
+            for order, pd in enumerate(DIRECT_PAUSES):  # the direct pause that sends most calls direct
+                need = pz if pd is None else max(pd, pz or 0.0)
+                drows = _rows(calls, false, per_game_min, m, need, grid)
+                ok = [j for j, (t, d, f) in enumerate(drows) if f <= FA_BUDGET_DIRECT]
+                j = max(i, min(ok)) if ok else len(drows) - 1
+                cand = (-drows[j][1], order, pd, drows[j])
+                best = cand if best is None or cand < best else best
+            _, _, pd, row = best
+            out["direct"][key] = row[0]
+            if pd is not None:
+                out["direct_pause_db"][key] = pd
+            line += f"  direct {row[0]:.0e} pause {pd} (tune: {row[1]:.0%}, {row[2]:.2f} false/min)"
         print(line)
-    return chosen, direct, margins
+    return out
 
 
 def _cluster_events(items: list[tuple[list, float, float]]) -> list[tuple[list, float]]:
@@ -223,23 +292,38 @@ def _pick_detect(key: str, table: dict) -> tuple[float | None, int]:
 
 # -- evaluation --------------------------------------------------------------------------
 
-def evaluate(streams: list, babble: np.ndarray, config: VoiceConfig, voices: tuple[str, ...]) -> dict:
+def _eval_job(job: tuple) -> list[tuple[str, RunResult]]:
+    pcm, st, (cname, kind, snr), k, babble, config = job
+    audio_pcm = with_noise(pcm, kind, snr, babble, seed=1000 + k)
+    games = [st.game] if st.kind == "calls" else ["kemps", "kems"]
+    out = []
+    for game in games:
+        res = run_stream(audio_pcm, game, config)
+        out.append((game, replace(res, candidates=[], decoys=[], drops=[])))  # slim for the way back
+    return out
+
+
+def evaluate(streams: list, babble: np.ndarray, config: VoiceConfig, voices: tuple[str, ...],
+             conditions: tuple[str, ...] | None = None, kinds: tuple[str, ...] | None = None) -> dict:
+    """Run the listener on the `voices`' streams in every condition (or only `conditions`,
+    only stream `kinds`); the noise of each run is the same whatever is left out."""
     table: dict = {}
-    jobs = [(pcm, st, cond) for pcm, st in streams if st.voice in voices for cond in CONDITIONS]
+    jobs = [(pcm, st, cond, k) for k, (pcm, st, cond) in enumerate(
+        (pcm, st, cond) for pcm, st in streams if st.voice in voices for cond in CONDITIONS)]
+    jobs = [j for j in jobs if (conditions is None or j[2][0] in conditions) and (kinds is None or j[1].kind in kinds)]
     cpu = audio = 0.0
-    for k, (pcm, st, (cname, kind, snr)) in enumerate(tqdm(jobs, desc="evaluation runs")):
-        audio_pcm = with_noise(pcm, kind, snr, babble, seed=1000 + k)
-        games = [st.game] if st.kind == "calls" else ["kemps", "kems"]
-        for game in games:
-            res = run_stream(audio_pcm, game, config)
+    results = _map(_eval_job, [(pcm, st, cond, k, babble, config) for pcm, st, cond, k in jobs], "evaluation runs")
+    for (pcm, st, (cname, kind, snr), k), per_game in zip(jobs, results):
+        for game, res in per_game:
             cpu += res.cpu_s
             audio += res.audio_s
             row = table.setdefault((game, cname), {"det": defaultdict(list), "lat": [], "fa_direct": 0, "fa_prompt": 0,
                                                    "fa_prompt2": 0, "min": 0.0, "confusions": 0, "ho_direct": 0,
-                                                   "ho_prompt2": 0, "ho_prompt": 0, "ho_min": 0.0})
+                                                   "ho_prompt2": 0, "ho_prompt": 0, "ho_min": 0.0, "h2_direct": 0,
+                                                   "h2_prompt2": 0, "h2_prompt": 0, "h2_min": 0.0})
             if st.kind != "calls":
-                pre = "ho" if st.kind == "chatter-heldout" else "fa"
-                row[f"{pre[:2]}_min" if pre == "ho" else "min"] += res.audio_s / 60
+                pre = {"chatter-heldout": "ho", "chatter-heldout2": "h2"}.get(st.kind, "fa")
+                row["min" if pre == "fa" else f"{pre}_min"] += res.audio_s / 60
                 for c, _ in res.calls:
                     two = len(c.phrase.split()) > 1
                     row[f"{pre}_direct" if not c.provisional else (f"{pre}_prompt2" if two else f"{pre}_prompt")] += 1
@@ -273,7 +357,8 @@ def format_report(table: dict, config: VoiceConfig) -> str:
         keys = [t.key for t in TEMPLATES[game]]
         head = ["condition"] + keys + ["2-word heard", "2-word direct", "1-word heard",
                 "false direct/min", "false 2-word prompts/min", "false 1-word prompts/min",
-                "held-out chatter: direct / 2-word / 1-word per min", "latency p50 (p90)"]
+                "held-out chatter: direct / 2-word / 1-word per min",
+                "held-out chatter 2: direct / 2-word / 1-word per min", "latency p50 (p90)"]
         lines.append(f"\n**{game}** (test voices {', '.join(TEST_VOICES)}; two-word cells: heard (direct))\n")
         lines.append("| " + " | ".join(head) + " |")
         lines.append("|" + "---|" * len(head))
@@ -294,9 +379,10 @@ def format_report(table: dict, config: VoiceConfig) -> str:
             cells.append(f"{_pct([h for h, _ in one])} of {len(one)}" if one else "-")
             m = max(row["min"], 1e-9)
             cells += [f"{row['fa_direct'] / m:.2f}", f"{row['fa_prompt2'] / m:.2f}", f"{row['fa_prompt'] / m:.2f}"]
-            h = max(row["ho_min"], 1e-9)
-            cells.append(f"{row['ho_direct'] / h:.2f} / {row['ho_prompt2'] / h:.2f} / {row['ho_prompt'] / h:.2f}"
-                         if row["ho_min"] else "-")
+            for pre in ("ho", "h2"):
+                h = max(row[f"{pre}_min"], 1e-9)
+                cells.append(f"{row[f'{pre}_direct'] / h:.2f} / {row[f'{pre}_prompt2'] / h:.2f} / {row[f'{pre}_prompt'] / h:.2f}"
+                             if row[f"{pre}_min"] else "-")
             lat = sorted(row["lat"])
             if lat:
                 p90 = lat[min(len(lat) - 1, int(0.9 * len(lat)))]
@@ -306,7 +392,9 @@ def format_report(table: dict, config: VoiceConfig) -> str:
             lines.append("| " + " | ".join(cells) + " |")
         mins = rows.get((game, "clean"), {}).get("min", 0.0)
         ho = rows.get((game, "clean"), {}).get("ho_min", 0.0)
-        lines.append(f"\nChatter per condition: {mins:.1f} min (+ {ho:.1f} min of held-out chatter text). Heard = right call (and right name for Cut), "
+        h2 = rows.get((game, "clean"), {}).get("h2_min", 0.0)
+        lines.append(f"\nChatter per condition: {mins:.1f} min (+ {ho:.1f} min of held-out chatter text, + {h2:.1f} min of held-out chatter 2). "
+                     "Heard = right call (and right name for Cut), "
                      "direct or provisional; direct = went straight to the referee.")
     lines.append(f"\nCPU: feed() real-time factor {table['_rtf']:.3f} (= {table['_rtf'] * 100:.1f} % of one core).")
     lines.append("\nThresholds: " + ", ".join(f"{k} {v:.0e}" for k, v in config.thresholds.items())
@@ -345,19 +433,27 @@ def main() -> int:
     ap.add_argument("--reuse", action="store_true", help="with --tune: reuse the scores of the last tuning run")
     ap.add_argument("--write-config", action="store_true", help="save tuned thresholds into the config file")
     ap.add_argument("--docs", action="store_true", help="write the table into docs/voice.md")
+    ap.add_argument("--jobs", type=int, default=1, help="worker processes (default 1)")
+    ap.add_argument("--conditions", default=None,
+                    help="comma-separated subset of the report conditions, e.g. 'clean,pink 20 dB,babble 20 dB'")
+    ap.add_argument("--kinds", default=None,
+                    help="only these stream kinds in the report, e.g. chatter-heldout2 (calls, chatter, chatter-heldout, chatter-heldout2)")
     args = ap.parse_args()
+    global JOBS
+    JOBS = max(1, args.jobs)
     config = load_config(args.config)
-    streams, babble = load_corpus(args.cache, heldout_voices=TEST_VOICES)
+    streams, babble = load_corpus(args.cache, heldout_voices=TEST_VOICES, tune_voices=TUNE_VOICES)
     if args.tune:
         tune_conds = [c for c in CONDITIONS if c[2] in (None, 20.0)]
-        thresholds, direct, margins = tune(streams, babble, config, tune_conds, args.cache, reuse=args.reuse)
-        config = replace(config, thresholds=thresholds, direct=direct, verify_margin=margins)
+        picked = tune(streams, babble, config, tune_conds, args.cache, reuse=args.reuse)
+        config = replace(config, **picked)
         if args.write_config:
-            write_config({"thresholds": thresholds, "direct": direct, "verify_margin": margins},
-                         args.config or ROOT / "configs" / "voice.yaml")
+            write_config(picked, args.config or ROOT / "configs" / "voice.yaml")
         if args.tune_only:
             return 0
-    table = evaluate(streams, babble, config, TEST_VOICES)
+    table = evaluate(streams, babble, config, TEST_VOICES,
+                     tuple(args.conditions.split(",")) if args.conditions else None,
+                     tuple(args.kinds.split(",")) if args.kinds else None)
     report = format_report(table, config)
     print(report)
     if args.docs:

@@ -119,6 +119,74 @@ CHATTER_HELDOUT: tuple[str, ...] = (
     "Kim's cousin counted every card in the deck.",
 )
 
+# More tuning chatter (2026-11-30, tune voices only): everyday table talk around "cut"
+# (cut/cup/cat/come/cuts/cutting), the players' names inside sentences, "stop ..." and
+# "double ..." phrases. Written after reading the first held-out set above, so that set
+# no longer measures text nobody had in mind; CHATTER_HELDOUT2 below does.
+CHATTER_TUNE2: tuple[str, ...] = (
+    "Cut it in half and share it.",
+    "Who cut the deck last time?",
+    "The cuts on his hand healed fast.",
+    "Cutting the cards is bad luck, he says.",
+    "Get me a cup of tea, please.",
+    "The cat is sleeping on the east chair.",
+    "Come on, it is your go.",
+    "My seat faces north tonight.",
+    "The wind comes from the west today.",
+    "South of the border the food is better.",
+    "East or west, home is best.",
+    "They drove north for three hours.",
+    "He sat to the west of the dealer.",
+    "We cut through the forest on the way home.",
+    "Could you cut the music down a bit?",
+    "Stop at the corner shop on the way.",
+    "Stop there, that is enough.",
+    "Stop cheating, I saw that.",
+    "The kids went to camp in the north woods.",
+    "Temp jobs pay less than full time work.",
+    "Kemp and his wife came to dinner.",
+    "Count your cards before you pass.",
+    "The counter offer was too low.",
+    "Double trouble, two aces in a row.",
+    "A double room with a view, please.",
+    "Contrary to the rules, he showed his hand.",
+    "The contrast on this screen is awful.",
+    "Come and sit at the south end.",
+    "Cut east of the station and you will find it.",
+    "Gems like these are rare.",
+    "He combs his hair before every game.",
+    "Doubles are played on the back court.",
+)
+
+# Second held-out chatter (written 2026-11-30 before any tuning of that round, spoken by
+# the test voices only; nobody looked at its individual false alarms while tuning).
+CHATTER_HELDOUT2: tuple[str, ...] = (
+    "Who wants to cut first this time?",
+    "Could you pass the cups to the east end?",
+    "I cut my finger on the edge of the box.",
+    "Stop complaining, you won the last two rounds.",
+    "The campsite was closed for the winter.",
+    "My cousin Kemper works at the bank.",
+    "Count the tricks before you shout.",
+    "The south window lets the sun in.",
+    "Cut and paste the scores into the sheet.",
+    "The teller counted the coins at the counter.",
+    "Go west after the second light.",
+    "North of here the roads are icy.",
+    "Kent and Sussex are south of London.",
+    "Double the stakes if you dare.",
+    "Contrary to what you said, I won.",
+    "The kittens sleep in a cardboard box.",
+    "A cutting from the rose bush grew roots.",
+    "Stop by the shop and get some milk.",
+    "Gems and jewels were in the chest.",
+    "Come east with us next summer.",
+    "He cut west through the park to save time.",
+    "The temps went home early today.",
+    "Can I have a cup of coffee?",
+    "Cat, come here, stop scratching the couch.",
+)
+
 BABBLE: tuple[str, ...] = (
     "I was thinking about going to the beach tomorrow if the weather holds.",
     "The train was late again this morning, so I missed the meeting.",
@@ -186,15 +254,26 @@ def build_call_stream(game: str, voice: str) -> tuple[np.ndarray, Stream]:
     return pcm, Stream(f"calls-{game}-{voice}", game, voice, "calls", tuple(truths), len(pcm) / ta.RATE)
 
 
-def build_chatter_stream(voice: str, heldout: bool = False) -> tuple[np.ndarray, Stream]:
-    rng = _rng_for("chatter-heldout" if heldout else "chatter", voice)
+# chatter stream kinds: the text each speaks (Stream.kind "chatter" streams are in the
+# corpus index; the others are built on demand next to it, see load_corpus)
+CHATTER_TEXTS: dict[str, tuple[str, ...]] = {
+    "chatter": CHATTER,
+    "chatter-heldout": CHATTER_HELDOUT,
+    "chatter-tune2": CHATTER_TUNE2,
+    "chatter-heldout2": CHATTER_HELDOUT2,
+}
+
+
+def build_chatter_stream(voice: str, heldout: bool = False, kind: str | None = None) -> tuple[np.ndarray, Stream]:
+    kind = kind or ("chatter-heldout" if heldout else "chatter")
+    rng = _rng_for(kind, voice)
     parts: list[np.ndarray] = [ta.silence(0.5)]
     for rep in range(2):  # every sentence twice, in two styles
-        for i, sentence in enumerate(CHATTER_HELDOUT if heldout else CHATTER):
+        for i, sentence in enumerate(CHATTER_TEXTS[kind]):
             parts.append(_say(sentence, voice, STYLES[(i + 2 * rep) % len(STYLES)]).pcm)
             parts.append(ta.silence(rng.uniform(0.3, 0.9)))
     pcm = np.concatenate(parts)
-    name = f"chatter-heldout-{voice}" if heldout else f"chatter-{voice}"
+    name = f"{kind}-{voice}"
     return pcm, Stream(name, "any", voice, "chatter", (), len(pcm) / ta.RATE)
 
 
@@ -236,9 +315,11 @@ def with_noise(pcm: np.ndarray, kind: str | None, snr: float | None, babble: np.
 CORPUS_VERSION = "3"
 
 
-def load_corpus(cache: Path, heldout_voices: tuple[str, ...] = ()) -> tuple[list[tuple[np.ndarray, Stream]], np.ndarray]:
+def load_corpus(cache: Path, heldout_voices: tuple[str, ...] = (),
+                tune_voices: tuple[str, ...] = ()) -> tuple[list[tuple[np.ndarray, Stream]], np.ndarray]:
     """Build (or load from `cache`) every call stream, chatter stream and the babble track,
-    plus held-out chatter for `heldout_voices` (kept next to the corpus, built once)."""
+    plus both held-out chatter texts for `heldout_voices` and the extra tuning chatter for
+    `tune_voices` (kept next to the corpus, built once)."""
     ta.require_tools()
     cache = cache / f"v{CORPUS_VERSION}"
     index = cache / "index.json"
@@ -260,12 +341,14 @@ def load_corpus(cache: Path, heldout_voices: tuple[str, ...] = ()) -> tuple[list
         babble = build_babble()
         np.save(cache / "babble.npy", babble)
         index.write_text(json.dumps({"streams": [asdict(s) for _, s in streams]}))
-    for voice in heldout_voices:
-        path = cache / f"chatter-heldout-{voice}.npy"
+    extra = [("chatter-heldout", v) for v in heldout_voices] + [("chatter-heldout2", v) for v in heldout_voices]
+    extra += [("chatter-tune2", v) for v in tune_voices]
+    for kind, voice in extra:
+        path = cache / f"{kind}-{voice}.npy"
         if not path.is_file():
             tmp = path.with_suffix(f".{os.getpid()}.tmp.npy")
-            np.save(tmp, build_chatter_stream(voice, heldout=True)[0])
+            np.save(tmp, build_chatter_stream(voice, kind=kind)[0])
             tmp.replace(path)  # atomic: a second benchmark never reads half a file
         pcm = np.load(path)
-        streams.append((pcm, Stream(f"chatter-heldout-{voice}", "any", voice, "chatter-heldout", (), len(pcm) / ta.RATE)))
+        streams.append((pcm, Stream(f"{kind}-{voice}", "any", voice, kind, (), len(pcm) / ta.RATE)))
     return streams, babble

@@ -74,7 +74,9 @@ WORDS: dict[str, tuple[str, ...]] = {
 DECOYS: dict[str, tuple[str, ...]] = {
     "kemps": ("camps", "temps", "kemp", "count", "counts", "county", "canter",
               "cat", "but", "cup", "caught", "come", "step", "top", "stock", "swap",
-              "stop it", "stop that", "cut it", "cut the", "cut out"),
+              "stop it", "stop that", "cut it", "cut the", "cut out",
+              # everyday "cut"-like words (added 2026-11-30 from the tuning chatter only)
+              "cuts", "cutting", "cut up", "gut", "shut", "cute", "keeps", "stops"),
     "kems": ("camps", "temps", "kemp", "gems", "comes", "combs", "cams", "calms",
              "bubble", "doubles", "contra", "contract", "contrast", "double the"),
 }
@@ -94,6 +96,8 @@ class Phrase:
     n_phones: int
     direct_threshold: float | None = None  # below it a detection is provisional (needs a tap)
     verify_margin: float | None = None  # nats/phone over the best overlapping decoy; None: no check
+    direct_pause_db: float | None = None  # direct only when the level drops this much right after it
+    detect_pause_db: float | None = None  # reported only when the level drops this much right after it
 
     @property
     def is_decoy(self) -> bool:
@@ -116,9 +120,13 @@ class VoiceConfig:
     decoys: bool = True
     decoy_threshold: float = 1e-30
     verify_margin: dict[str, float] = field(default_factory=dict)
+    direct_pause_db: dict[str, float] = field(default_factory=dict)
+    detect_pause_db: dict[str, float] = field(default_factory=dict)
 
 
 _TOP_KEYS = {
+    "direct_pause_db",
+    "detect_pause_db",
     "decoys",
     "decoy_threshold",
     "verify_margin",
@@ -170,6 +178,14 @@ def load_config(path: Path | str | None = None, overrides: dict[str, Any] | None
     bad = sorted(set(margins) - known_t)
     if bad:
         raise VoiceConfigError(f"{p}: unknown phrase(s) in verify_margin: {', '.join(bad)} (known: {', '.join(sorted(known_t))})")
+    pauses: dict[str, dict[str, float]] = {}
+    for block in ("direct_pause_db", "detect_pause_db"):
+        pauses[block] = {str(k): float(v) for k, v in (raw.get(block) or {}).items()}
+        bad = sorted(set(pauses[block]) - known_t)
+        if bad:
+            raise VoiceConfigError(f"{p}: unknown phrase(s) in {block}: {', '.join(bad)} (known: {', '.join(sorted(known_t))})")
+        if any(not 0.0 <= v <= 60.0 for v in pauses[block].values()):
+            raise VoiceConfigError(f"{p}: {block} values are level drops in dB between 0 and 60")
     decoy_thr = float(raw.get("decoy_threshold", 1e-30))
     if not 0.0 < decoy_thr < 1e100:
         raise VoiceConfigError(f"{p}: decoy_threshold must be a positive ratio, got {decoy_thr}")
@@ -192,6 +208,8 @@ def load_config(path: Path | str | None = None, overrides: dict[str, Any] | None
         decoys=bool(raw.get("decoys", True)),
         decoy_threshold=decoy_thr,
         verify_margin=margins,
+        direct_pause_db=pauses["direct_pause_db"],
+        detect_pause_db=pauses["detect_pause_db"],
     )
 
 
@@ -358,7 +376,8 @@ def build_grammar(
                 direct = config.direct.get(tpl.key)
                 phrases.append(
                     Phrase(" ".join(variant), tpl.key, tpl.call, target, config.thresholds[tpl.key],
-                           len(words), n_phones, direct, config.verify_margin.get(tpl.key))
+                           len(words), n_phones, direct, config.verify_margin.get(tpl.key),
+                           config.direct_pause_db.get(tpl.key), config.detect_pause_db.get(tpl.key))
                 )
     if config.decoys:
         phrases.extend(_decoy_phrases(game, dictionary, cmu, config.decoy_threshold))

@@ -8,13 +8,17 @@ How a detection is decided (each rule fixes a measured trap, see docs/voice.md):
   ("stop kemps" over "kemps", "contre kem's" over "kem's");
 - a phrase overlapping one already reported is the same call (de-duplication);
 - decoys (words one phone away from a call word: "camps", "count") are spotted too; a
-  call that a decoy fits better, per phone and by the phrase's `verify_margin`, is dropped.
+  call that a decoy fits better, per phone and by the phrase's `verify_margin`, is dropped;
+- a call is an exclamation: where configured, a phrase that speech carries straight on
+  after (the level 50-200 ms after its end has not dropped `direct_pause_db` below the
+  phrase's own level) is only a "heard: ...?" prompt, and below `detect_pause_db` dropped.
 """
 
 from __future__ import annotations
 
 import math
 import tempfile
+from array import array
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -29,6 +33,8 @@ CONF_HALF = 4.0  # nats per phone above the threshold that give confidence 0.5
 _LN_BASE = math.log(1.0001)  # pocketsphinx's logmath base
 _SENSCR_SHIFT = 10  # pocketsphinx scores are logmath values >> 10
 _KWS_MAX = 1500  # kws_search.c subtracts this from a detection's score before reporting
+PAUSE_WINDOW = (5, 20)  # frames after a phrase's end whose level is compared with the phrase's
+_LEVEL_KEEP = 1000  # frames of level history kept (10 s)
 
 
 def kws_score(seg_prob: float) -> float:
@@ -106,6 +112,8 @@ class CallListener:
         self._pending: list[_Candidate] = []
         self._emitted: list[_Candidate] = []
         self._decoys: list[_Candidate] = []  # recent decoy detections (verification only)
+        self._level = array("f")  # dB per 10 ms frame, the last _LEVEL_KEEP frames
+        self._level_base = 0  # absolute frame index of self._level[0]
 
     @property
     def warnings(self) -> tuple[str, ...]:
@@ -187,7 +195,8 @@ class CallListener:
                 break
             group = [c for c in self._pending if _overlap(c, first)]
             credible = [c for c in group if _credible(c, group)] or [first]
-            best = max((c for c in credible if _verified(c, self._decoys)), key=_rank, default=None)
+            best = max((c for c in credible if _verified(c, self._decoys) and self._paused(c, c.phrase.detect_pause_db)),
+                       key=_rank, default=None)
             if best is None:  # every reading of this audio is a decoy's better: nothing said
                 if not final and any(now < c.seen + self._hold for c in group):
                     break  # a member still in its hold may yet be verified
@@ -216,7 +225,8 @@ class CallListener:
             target=p.target,
             confidence=conf,
             provisional=(self.config.one_word_provisional and p.n_words == 1)
-            or (p.direct_threshold is not None and c.score < math.log(p.direct_threshold)),
+            or (p.direct_threshold is not None and c.score < math.log(p.direct_threshold))
+            or not self._paused(c, p.direct_pause_db),
             phrase=_spoken(p),
             t_start=self._t_base + c.start * FRAME_S,
         )
@@ -228,6 +238,31 @@ class CallListener:
             frame = bytes(self._vad_buf[:n])
             del self._vad_buf[:n]
             self._silent_s = 0.0 if self._vad.is_speech(frame) else self._silent_s + FRAME_S
+            x = memoryview(frame).cast("h")
+            self._level.append(10.0 * math.log10(sum(v * v for v in x) / len(x) + 1.0))
+        if len(self._level) > 2 * _LEVEL_KEEP:
+            self._level_base += len(self._level) - _LEVEL_KEEP
+            del self._level[:-_LEVEL_KEEP]
+
+    def pause_drop(self, c: _Candidate) -> float | None:
+        """dB from the phrase's level (80th percentile of its frames) down to the mean level
+        50-200 ms after its end; None when those frames are not (or no longer) known."""
+        lv, base = self._level, self._level_base
+        a, b = c.start - base, c.end + 1 - base
+        pa, pb = c.end + PAUSE_WINDOW[0] - base, min(len(lv), c.end + PAUSE_WINDOW[1] - base)
+        if a < 0 or b > len(lv) or pb <= pa:
+            return None
+        inside = sorted(lv[a:b])
+        peak = inside[min(len(inside) - 1, int(0.8 * len(inside)))]
+        return peak - sum(lv[pa:pb]) / (pb - pa)
+
+    def _paused(self, c: _Candidate, need_db: float | None) -> bool:
+        """True when no pause is required, or the level drops `need_db` right after `c`
+        (unknown at the very end of a stream: counted as a pause)."""
+        if need_db is None:
+            return True
+        drop = self.pause_drop(c)
+        return drop is None or drop >= need_db
 
     def _maybe_restart(self) -> None:
         """Restart the utterance in silence once it is long (keeps per-frame cost flat)."""

@@ -80,14 +80,16 @@ def test_decoys_are_real_words_one_phone_from_a_call_word_and_can_be_switched_of
 
     g = build_grammar("kemps", NAMES, load_config())
     decoys = [p for p in g.phrases if p.is_decoy]
-    assert {"camps", "temps", "count"} <= {p.text for p in decoys}
+    assert {"camps", "temps", "count", "cutting", "gut"} <= {p.text for p in decoys}
+    near = [p for p in decoys if len(p.text.split()) == 1]
+    assert sum(any(_phone_edits(g.dictionary[p.text].split(), c) == 1 for c in calls_of()) for p in near) > len(near) / 2
     calls = [ph.split() for prons in WORDS.values() for ph in prons]
     for p in decoys:
         words = p.text.split()
         assert all(g.dictionary[w] == _cmudict()[w] for w in words)
         assert p.n_phones == sum(len(g.dictionary[w].split()) for w in words)
-        if len(words) == 1:  # a word one phone away from a call word
-            assert any(_one_phone_apart(g.dictionary[p.text].split(), c) for c in calls), p.text
+        if len(words) == 1:  # a word one phone away from a call word, or an everyday "cut"-like one two away
+            assert any(_phone_edits(g.dictionary[p.text].split(), c) <= 2 for c in calls), p.text
         else:  # an everyday phrase starting like a two-word call
             assert words[0] in ("stop", "cut"), p.text
     g = build_grammar("kemps", NAMES, load_config(overrides={"decoys": False}))
@@ -98,11 +100,26 @@ def test_decoys_are_real_words_one_phone_from_a_call_word_and_can_be_switched_of
     assert not any(p.is_decoy and p.text in ("kemp", "camps") for p in g.phrases)
 
 
-def _one_phone_apart(a: list[str], b: list[str]) -> bool:
-    if len(a) == len(b):
-        return sum(x != y for x, y in zip(a, b)) == 1
-    short, long_ = sorted((a, b), key=len)
-    return len(long_) - len(short) == 1 and any(long_[:i] + long_[i + 1 :] == short for i in range(len(long_)))
+def calls_of() -> list[list[str]]:
+    from referee.voice.grammar import WORDS
+
+    return [ph.split() for prons in WORDS.values() for ph in prons]
+
+
+def _phone_edits(a: list[str], b: list[str]) -> int:
+    """Levenshtein distance in phones."""
+    row = list(range(len(b) + 1))
+    for i, x in enumerate(a, 1):
+        prev, row[0] = row[0], i
+        for j, y in enumerate(b, 1):
+            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (x != y))
+    return row[-1]
+
+
+def test_phone_edit_distance() -> None:
+    assert _phone_edits("K AE M P S".split(), "K EH M P S".split()) == 1
+    assert _phone_edits("K AH T IH NG".split(), "K AH T".split()) == 2
+    assert _phone_edits("S T AA P".split(), "K AH T".split()) == 4
 
 
 def test_verify_margin_keys_are_checked() -> None:
@@ -112,3 +129,15 @@ def test_verify_margin_keys_are_checked() -> None:
     assert {p.verify_margin for p in g.phrases if p.template == "counter"} == {None}
     with pytest.raises(VoiceConfigError, match="unknown phrase.*verify_margin|verify_margin.*kempz"):
         load_config(overrides={"verify_margin": {"kempz": 0.0}})
+
+
+def test_pause_settings_are_checked_and_reach_the_phrases() -> None:
+    cfg = load_config(overrides={"direct_pause_db": {"cut {name}": 12.0}, "detect_pause_db": {"stop kemps": 6.0}})
+    g = build_grammar("kemps", NAMES, cfg)
+    assert {p.direct_pause_db for p in g.phrases if p.template == "cut {name}"} == {12.0}
+    assert {p.detect_pause_db for p in g.phrases if p.template == "stop kemps"} == {6.0}
+    assert {p.direct_pause_db for p in g.phrases if p.template == "stop kemps"} == {None}
+    with pytest.raises(VoiceConfigError, match="unknown phrase.*direct_pause_db"):
+        load_config(overrides={"direct_pause_db": {"cut": 12.0}})
+    with pytest.raises(VoiceConfigError, match="detect_pause_db values"):
+        load_config(overrides={"detect_pause_db": {"kemps": -3.0}})

@@ -102,3 +102,47 @@ def test_a_call_that_a_decoy_fits_better_is_dropped() -> None:
     # no margin configured: no check at all
     unchecked = _Candidate(Phrase("kemps", "kemps", "kemps", None, 1e-3, 1, 5), 100, 140, 10.0)
     assert _verified(unchecked, [better])
+
+
+def test_pause_drop_measures_the_level_fall_after_a_phrase() -> None:
+    import numpy as np
+
+    from referee.voice.grammar import Phrase
+    from referee.voice.listener import _Candidate
+
+    rng = np.random.default_rng(0)
+    loud = (rng.standard_normal(16000) * 3000).astype(np.int16)  # 1 s "speech"
+    quiet = (rng.standard_normal(8000) * 30).astype(np.int16)  # 40 dB lower
+    cut = Phrase("cut east", "cut {name}", "cut", "east", 1e-3, 2, 6, None, None, 12.0)
+    for tail, want in ((quiet, 40.0), (loud[:8000], 0.0)):
+        lis = CallListener("kemps", NAMES)
+        lis.feed(np.concatenate([loud, tail]).tobytes())
+        c = _Candidate(cut, 20, 95, score=10.0)  # ends 50 ms before the loud part does
+        assert lis.pause_drop(_Candidate(cut, 20, 98, 10.0)) is not None
+        drop = lis.pause_drop(_Candidate(cut, 20, 99, 10.0))
+        assert abs(drop - want) < 2.0, (drop, want)
+        assert lis._paused(c, None)  # nothing required: always passes
+        assert lis._paused(_Candidate(cut, 20, 99, 10.0), 12.0) == (want > 12.0)
+        # the frames after the end are not there yet: unknown, not held against the call
+        assert lis.pause_drop(_Candidate(cut, 20, 1590, 10.0)) is None
+
+
+def test_pause_requirement_makes_two_word_calls_prompts_or_drops_them() -> None:
+    from referee.voice.grammar import load_config
+
+    pcm = read_wav(FIX / "kemps_pink20.wav")  # pink noise at 20 dB: ~20 dB between call and pause
+
+    def run(**over: dict) -> list[VoiceCall]:
+        lis = CallListener("kemps", NAMES, load_config(overrides=over))
+        return lis.feed(pcm) + lis.flush()
+
+    base = [c for c in run() if len(c.phrase.split()) == 2]
+    assert any(not c.provisional for c in base)
+    two = {"cut {name}": 45.0, "stop kemps": 45.0}  # more than the noise allows
+    strict = [c for c in run(direct_pause_db=two) if len(c.phrase.split()) == 2]
+    assert [(c.call, c.target) for c in strict] == [(c.call, c.target) for c in base]
+    assert all(c.provisional for c in strict)
+    assert not [c for c in run(detect_pause_db=two) if len(c.phrase.split()) == 2]
+    easy = {"cut {name}": 6.0, "stop kemps": 6.0}
+    assert [(c.call, c.provisional) for c in run(direct_pause_db=easy) if len(c.phrase.split()) == 2] == \
+        [(c.call, c.provisional) for c in base]
