@@ -457,7 +457,7 @@ def main() -> int:
     report = format_report(table, config)
     print(report)
     if args.docs:
-        cmd = "nice -n 10 .venv/bin/python benchmarks/bench_voice.py " + " ".join(sys.argv[1:])
+        cmd = "nice -n 19 .venv/bin/python benchmarks/bench_voice.py " + " ".join(sys.argv[1:])
         write_docs(report, cmd.strip(), ROOT / "docs" / "voice.md")
     return 0
 
