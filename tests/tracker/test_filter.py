@@ -116,3 +116,78 @@ def test_also_allowed_size_commits_after_normal_confirmation() -> None:
     results = [feed(f, [], 2.0 + i / 30) for i in range(2)]
     assert results[0] is None and results[1] is not None  # the normal 2-read confirmation
     assert f.cards == () and sorted(results[1].removed) == sorted(MARKET)
+
+
+# ---- an unchanged place keeps its card; a still zone changes only on many reads ----------
+def card_image(cards: dict[int, int], shift: dict[int, tuple[int, int]] | None = None) -> np.ndarray:
+    """A table with a textured card at each slot i (the slots of `boxes`), drawn from seed cards[i]."""
+    img = np.full((120, 420, 3), (40, 110, 40), np.uint8)
+    for i, seed in cards.items():
+        dx, dy = (shift or {}).get(i, (0, 0))
+        tex = np.random.default_rng(seed).integers(0, 255, (80, 50, 3), dtype=np.uint8)
+        img[10 + dy : 90 + dy, 100 * i + dx : 100 * i + 50 + dx] = tex
+    return img
+
+
+def feed_img(f: ZoneFilter, cards: list[str], t: float, image: np.ndarray, slots: list[int] | None = None):
+    b = boxes(4) + np.array([0, 10, 0, 10], np.float32)
+    sel = b[slots if slots is not None else list(range(len(cards)))]
+    return f.update(cards, np.full(len(cards), 0.9, np.float32), sel, t, image=image)
+
+
+def settled_with_image() -> tuple[ZoneFilter, np.ndarray]:
+    f = ZoneFilter("market", FilterConfig(allowed_sizes=(4,), same_ncc=0.75))
+    img = card_image({0: 1, 1: 2, 2: 3, 3: 4})
+    for i in range(8):
+        feed_img(f, MARKET, i / 30, img)
+    assert sorted(f.cards) == sorted(MARKET)
+    return f, img
+
+
+def test_a_run_of_misreads_at_an_unchanged_place_is_ignored() -> None:
+    f, img = settled_with_image()
+    f.new_episode()  # an arm passed; the image is the same afterwards
+    for i in range(f.config.window - 1):  # KD read as KC, and 4H missed, on every read
+        assert feed_img(f, ["7C", "KC", "3S"], 1 + i / 30, img, [0, 1, 2]) is None
+    for i in range(6):
+        assert feed_img(f, MARKET, 2 + i / 30, img) is None
+    assert sorted(f.cards) == sorted(MARKET)
+    # The same misread, with 4H read: held by the image, a swap for the votes alone.
+    f.new_episode()
+    assert all(feed_img(f, ["7C", "KC", "3S", "4H"], 3 + i / 30, img) is None for i in range(f.config.window - 1))
+    g = market_filter()
+    for i in range(8):
+        feed(g, MARKET, i / 30)
+    g.new_episode()
+    out = [feed(g, ["7C", "KC", "3S", "4H"], 1 + i / 30) for i in range(5)]
+    assert any(c is not None and c.added == ("KC",) for c in out)
+
+
+def test_a_changed_place_is_left_to_the_reads() -> None:
+    f, _ = settled_with_image()
+    img = card_image({0: 1, 1: 99, 2: 3, 3: 4}, shift={1: (4, 3)})  # KD swapped for 2C
+    f.new_episode()
+    changes = [feed_img(f, ["7C", "2C", "3S", "4H"], 1 + i / 30, img) for i in range(3)]
+    ch = next(c for c in changes if c is not None)
+    assert ch.removed == ("KD",) and ch.added == ("2C",)
+
+
+def test_a_look_alike_laid_exactly_in_place_is_taken_after_a_window_of_reads() -> None:
+    f, img = settled_with_image()  # the image does not change: a perfect look-alike
+    f.new_episode()
+    out = [feed_img(f, ["7C", "2C", "3S", "4H"], 1 + i / 30, img) for i in range(12)]
+    assert all(c is None for c in out[: f.config.window - 1])
+    assert any(c is not None for c in out) and sorted(f.cards) == sorted(["7C", "2C", "3S", "4H"])
+
+
+def test_a_zone_no_arm_touched_changes_only_after_quiet_confirm_reads() -> None:
+    f = ZoneFilter("market", FilterConfig(allowed_sizes=(4,), quiet_confirm=10))
+    for i in range(8):  # settled (the first window of reads)
+        feed(f, MARKET, i / 30)
+    other = ["7C", "9H", "3S", "4H"]  # no new_episode: nothing reached into the zone
+    out = [feed(f, other, 1 + i / 30) for i in range(14)]
+    first = next(i for i, c in enumerate(out) if c is not None)
+    assert first >= 9 and sorted(f.cards) == sorted(other)
+    f.new_episode()  # after an arm: the normal confirmation again
+    out = [feed(f, MARKET, 2 + i / 30) for i in range(3)]
+    assert out[1] is not None

@@ -35,6 +35,11 @@ class Arm:
     width: int = 70
 
 
+def _pips(card: str) -> list[bool]:
+    h = hashlib.sha1(card.encode()).digest()
+    return [bool(h[i] & 1) for i in range(12)]
+
+
 def _colour(card: str) -> tuple[int, int, int]:
     h = hashlib.md5(card.encode()).digest()
     return int(h[0]), int(h[1]), int(h[2])
@@ -71,7 +76,10 @@ class Scene:
 
     def place(self, zone: str, cards: list[str]) -> None:
         for card, box in zip(cards, self.slots(zone, len(cards))):
-            self.cards.append(Placed(card, box))
+            # laid by hand: a few pixels off the slot, differently for each card
+            h = hashlib.sha1(card.encode()).digest()
+            dx, dy = h[20 - 1] % 9 - 4, h[20 - 2] % 9 - 4
+            self.cards.append(Placed(card, (box[0] + dx, box[1] + dy, box[2] + dx, box[3] + dy)))
 
     def cards_in(self, zone: str) -> list[Placed]:
         poly = np.array(self.layout.zones()[zone], np.float32)
@@ -87,9 +95,12 @@ class Scene:
         self.cards.remove(p)
         return p
 
-    def replace(self, old: str, new: str) -> None:
+    def replace(self, old: str, new: str, shift: tuple[float, float] = (5.0, 3.0)) -> None:
+        """`new` laid where `old` was, a few pixels off (a hand never lays a card exactly
+        where the last one lay; `shift=(0, 0)` for a look-alike laid exactly in place)."""
         p = self.remove(old)
-        self.cards.append(Placed(new, p.box))
+        b = p.box
+        self.cards.append(Placed(new, (b[0] + shift[0], b[1] + shift[1], b[2] + shift[0], b[3] + shift[1])))
 
     # ---- drawing -----------------------------------------------------------------------
     def render(self) -> np.ndarray:
@@ -100,6 +111,12 @@ class Scene:
             x1, y1, x2, y2 = (int(round(v)) for v in p.box)
             cv2.rectangle(img, (x1, y1), (x2, y2), (235, 235, 235), -1)
             cv2.rectangle(img, (x1 + 6, y1 + 10), (x2 - 6, y2 - 10), _colour(p.card), -1)
+            # pips: a card-specific pattern, as real cards differ in shape and not only in colour
+            pw, ph = (x2 - x1 - 16) / 3, (y2 - y1 - 24) / 4
+            for k, bit in enumerate(_pips(p.card)):
+                if bit:
+                    px, py = x1 + 8 + (k % 3) * pw, y1 + 12 + (k // 3) * ph
+                    cv2.rectangle(img, (int(px), int(py)), (int(px + pw - 2), int(py + ph - 2)), (20, 20, 20), -1)
             cv2.putText(img, p.card, (x1 + 3, y1 + 9), cv2.FONT_HERSHEY_PLAIN, 0.7, (0, 0, 0), 1)
         self.arm_mask[:] = 0
         for a in self.arms:

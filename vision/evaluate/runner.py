@@ -26,6 +26,7 @@ class RunOptions:
     tolerance_s: float = 1.0
     progress: bool = True
     oracle: bool = False  # read cards from the truth (measures the tracker alone)
+    oracle_noise: str | None = None  # with `oracle`: seeded read errors (see oracle.ReadNoise.parse)
 
 
 @dataclass(slots=True)
@@ -123,9 +124,10 @@ def evaluate_recording(root: str | Path, opts: RunOptions, on_frame: Callable[[i
     rec = load_recording(Path(root))
     layout = load_layout(_layout_ref(rec))
     if opts.oracle:
-        from vision.evaluate.oracle import OracleReader
+        from vision.evaluate.oracle import OracleReader, ReadNoise
 
-        reader: Any = OracleReader(rec, int(rec.meta.get("frames") or 0))
+        noise = ReadNoise.parse(opts.oracle_noise) if opts.oracle_noise else None
+        reader: Any = OracleReader(rec, int(rec.meta.get("frames") or 0), noise)
     else:
         reader = CardReader.load(opts.model_dir)
     truth_results, truth_standings, truth_rejected = truth_outcome(rec)
@@ -212,7 +214,7 @@ def evaluate_recording(root: str | Path, opts: RunOptions, on_frame: Callable[[i
     return {
         "name": rec.name,
         "path": str(rec.root),
-        "reader": "oracle" if opts.oracle else (opts.model_dir or "models/"),
+        "reader": _reader_name(opts),
         "game": rec.game,
         "frames": index,
         "duration_s": index / rec.fps,
@@ -242,6 +244,16 @@ def evaluate_recording(root: str | Path, opts: RunOptions, on_frame: Callable[[i
         "fps": fps,
         "real_time_factor": (fps / rec.fps) if fps else None,
     }
+
+
+def _reader_name(opts: RunOptions) -> str:
+    if not opts.oracle:
+        return opts.model_dir or "models/"
+    if opts.oracle_noise:
+        from vision.evaluate.oracle import ReadNoise
+
+        return f"oracle+noise({ReadNoise.parse(opts.oracle_noise).describe()})"
+    return "oracle"
 
 
 def _layout_ref(rec: Recording) -> str:

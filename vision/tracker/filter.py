@@ -10,7 +10,24 @@ its box simply follows. A change is committed only when
 2. the voted set stays the same for `confirm` consecutive reads (`odd_confirm` when its
    size is not one of `allowed_sizes`, e.g. 3 cards in a 4-card market, which is what a
    hand resting over a card looks like; `confirm + disagree_extra` when the episode's
-   reads disagree with each other).
+   reads disagree with each other);
+3. optionally (`quiet_confirm`, off by default), in a zone no arm has touched since it
+   last settled (the first `window` reads of an episode and any change being confirmed
+   then count as touched), the voted set stays
+   the same for `quiet_confirm` reads: cards do not change by themselves, so a different
+   set there is far more likely a run of misreads than a change (a reader's errors on a
+   still card come in runs). A change the motion gate missed is still taken, later.
+
+Optional, off by default (`same_ncc`; measured: better under the oracle's noise model,
+worse with the shipped reader, because an identity committed from a misread is then held):
+a card whose image has not changed has not changed (`update(..., image=)`): each stable
+card keeps a small colour patch of its box, taken when it was confirmed; while the same
+place still looks the same (normalised correlation ≥ `same_ncc`, which ignores lighting
+changes), a read of another card there is a misread and is ignored, and a read that
+misses it counts it anyway. Only a place whose image changed (a card taken, swapped,
+covered) is left to the votes, and it is held again only once the votes agree with the
+stable set again. A swapped card never looks the same: its replacement
+lies at another angle and offset, with other pips.
 
 While the zone is occluded (`hold`), nothing is added or removed: an arm over the market
 keeps the last state. Confidence per card is an exponential average of its read
@@ -35,6 +52,15 @@ class FilterConfig:
     confirm: int = 2
     disagree_extra: int = 2
     odd_confirm: int = 30
+    # Reads a change needs in a zone no arm touched since it settled (rule 3). None
+    # (default): off — measured neutral with perfect reads and the shipped reader, and mixed
+    # under the oracle's noise model (see datasets/README.md).
+    quiet_confirm: int | None = None
+    # Patch correlation at or above which a stable card's place is unchanged (development
+    # recordings: a swapped place ≤ 0.55, an unchanged one ≥ 0.88, lighting steps included).
+    # None (default): off. It helps against the oracle's noise model but hurts the shipped
+    # reader: it locks in an identity committed from a misread (see datasets/README.md).
+    same_ncc: float | None = None
     min_confidence: float = 0.25
     allowed_sizes: tuple[int, ...] | None = None
     ema: float = 0.3
@@ -60,6 +86,11 @@ class _Card:
     confidence: float
     box: tuple[float, float, float, float]
     since: float
+    patch: np.ndarray | None = None  # unit-norm, zero-mean colour patch of `patch_box`
+    patch_box: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)
+    contradicted: int = 0  # reads in a row that saw only another card in its unchanged place
+    missed: int = 0  # reads in a row that did not read it (held meanwhile)
+    max_area: float = 0.0  # largest box it was read with (both indices visible, unhidden)
 
 
 @dataclass
@@ -77,6 +108,9 @@ class ZoneFilter:
         self.last_change_t = 0.0
         self.reads = 0
         self._fresh = False  # reading a freshly settled zone until the vote window is full
+        self._touched = True  # an arm was in the zone since it last settled (unknown at start)
+        self._image: np.ndarray | None = None
+        self._episode_reads = 0
         # Sizes normal for now on top of `allowed_sizes` (an empty market once a hand is over).
         self.also_allowed: frozenset[int] = frozenset()
 
@@ -90,6 +124,7 @@ class ZoneFilter:
         self._votes.clear()
         self._candidate, self._candidate_n = None, 0
         self._fresh = True
+        self._touched, self._episode_reads = True, 0
 
     def update(
         self,
@@ -97,10 +132,16 @@ class ZoneFilter:
         confidence: np.ndarray | list[float],
         boxes: np.ndarray | list[tuple[float, float, float, float]],
         t: float,
+        image: np.ndarray | None = None,
     ) -> ZoneChange | None:
-        """One read of this zone (an unoccluded, still view). Returns a committed change."""
+        """One read of this zone (an unoccluded, still view). Returns a committed change.
+        `image` (the BGR frame the read came from) lets unchanged cards hold their place."""
         self.occluded = False
+        self._image = image
+        if image is not None and self.stable and _holding(self.config):
+            cards, confidence, boxes = self._anchor(image, list(cards), np.asarray(confidence, np.float32), np.asarray(boxes, np.float32).reshape(-1, 4))
         self.reads += 1
+        self._episode_reads += 1
         cfg = self.config
         keys: list[Key] = []
         seen: Counter[str] = Counter()
@@ -123,6 +164,9 @@ class ZoneFilter:
         voted = self._voted()
         if voted == frozenset(self.stable):
             self._candidate, self._candidate_n = None, 0
+            self._take_patches(read)
+            if self._episode_reads >= cfg.window:
+                self._touched = False  # settled: from now on a change needs an arm or many reads
             return None
         if voted == self._candidate:
             self._candidate_n += 1
@@ -133,6 +177,8 @@ class ZoneFilter:
             need = cfg.odd_confirm
         elif any(frozenset(v) != voted for v in self._votes):
             need = cfg.confirm + cfg.disagree_extra  # reads disagree (flicker, misreads): more
+        if not self._touched and cfg.quiet_confirm is not None:
+            need = max(need, cfg.quiet_confirm)
         if self._candidate_n < need:
             return None
         return self._commit(voted, t)
@@ -192,11 +238,93 @@ class ZoneFilter:
                 out.add(key)
         return frozenset(out)
 
+    def _anchor(
+        self, image: np.ndarray, cards: list[str], confidence: np.ndarray, boxes: np.ndarray
+    ) -> tuple[list[str], np.ndarray, np.ndarray]:
+        """The read, with every stable card whose place looks unchanged held: other cards
+        read there dropped (misreads), the card itself added when it was missed."""
+        same = []
+        for c in self.stable.values():
+            if c.patch is None:
+                continue
+            if _similar(image, c, float(self.config.same_ncc or 1.0)):
+                same.append(c)
+            else:
+                c.patch, c.contradicted = None, 0  # its place changed: no hold until it settles again
+        if not same:
+            return cards, confidence, boxes
+        keep = []
+        confirmed: set[int] = set()
+        contradicted: set[int] = set()
+        for i, card in enumerate(cards):
+            # A read of the same physical card has about the same box (a read of one index
+            # of a neighbour, or of one corner of this card, does not: left to the votes).
+            hit = next((c for c in same if _iou(boxes[i], c.patch_box) >= 0.5), None)
+            if hit is None or hit.card == card:
+                keep.append(i)
+                if hit is not None:
+                    confirmed.add(id(hit))
+            else:
+                contradicted.add(id(hit))
+        long_run = self.config.quiet_confirm or 15
+        confirmed |= {id(c) for c in same if c.card in cards}  # read, wherever its index was seen
+        for c in same:
+            c.contradicted = 0 if id(c) in confirmed or id(c) not in contradicted else c.contradicted + 1
+            c.missed = 0 if id(c) in confirmed else c.missed + 1
+            if c.missed >= long_run:  # not read for this long: let the votes decide
+                c.patch, c.contradicted, c.missed = None, 0, 0
+        same = [c for c in same if c.patch is not None]
+        # A place read as another card, and never as its own, for this many reads in a row
+        # (a vote window just after an arm, `quiet_confirm` reads otherwise): trust the reads
+        # after all (a look-alike card laid exactly in place) and vote afresh.
+        limit = self.config.window if self._touched else long_run
+        released = [c for c in same if c.contradicted >= limit]
+        for c in released:
+            c.patch, c.contradicted = None, 0
+        if released:
+            self._votes.clear()
+            self._candidate, self._candidate_n, self._fresh = None, 0, True
+            same = [c for c in same if c.patch is not None]
+            keep = [i for i in range(len(cards)) if i in keep or any(_iou(boxes[i], c.patch_box) >= 0.5 for c in released)]
+        out_cards = [cards[i] for i in keep]
+        out_conf = [float(confidence[i]) for i in keep]
+        out_boxes = [tuple(float(v) for v in boxes[i]) for i in keep]
+        for c in same:
+            if c.card not in out_cards or sum(1 for x in same if x.card == c.card) > out_cards.count(c.card):
+                out_cards.append(c.card)
+                out_conf.append(max(c.confidence, self.config.min_confidence))
+                out_boxes.append(c.box)
+        return out_cards, np.asarray(out_conf, np.float32), np.asarray(out_boxes, np.float32).reshape(-1, 4)
+
+    def _take_patches(self, read: dict[Key, tuple[float, tuple[float, float, float, float]]]) -> None:
+        """Settled (the votes agree with the stable set): remember how each card looks, for
+        cards that have no patch yet (where it was last read, if this read missed it) or
+        were read somewhere else (moved)."""
+        if self._image is None or not _holding(self.config):
+            return
+        tally: Counter[Key] = Counter()
+        for v in self._votes:
+            tally.update(v.keys())
+        for key, card in self.stable.items():
+            if key not in read and tally[key] < self.config.enter * len(self._votes):
+                continue  # missed by most reads: maybe gone, do not learn the empty place
+            box = read[key][1] if key in read else card.box
+            w, h = box[2] - box[0], box[3] - box[1]
+            if min(w, h) < _MIN_PATCH_FRAC * self._image.shape[0] or w * h < 0.5 * card.max_area:
+                continue  # a sliver of an index or a half-hidden card: too little to tell cards apart
+            if card.patch is None:
+                card.patch, card.patch_box = _patch(self._image, box), box
+                continue
+            pw, ph = card.patch_box[2] - card.patch_box[0], card.patch_box[3] - card.patch_box[1]
+            if max(abs(a - b) for a, b in zip(box, card.patch_box)) > 6.0 and w * h >= 0.5 * pw * ph:
+                card.patch, card.patch_box = _patch(self._image, box), box  # moved (not half hidden)
+
     def _refresh_stable(self, read: dict[Key, tuple[float, tuple[float, float, float, float]]]) -> None:
         a, decay = self.config.ema, self.config.miss_decay
         for key, card in self.stable.items():
             if key in read:
                 conf, box = read[key]
+                card.max_area = max(card.max_area, (box[2] - box[0]) * (box[3] - box[1]))
                 card.confidence = (1 - a) * card.confidence + a * conf
                 card.box = box  # moved but not changed: same card, new place
             else:
@@ -228,3 +356,42 @@ class ZoneFilter:
             removed_at=tuple(centre(old[k].box) for k in removed),
             added_at=tuple(centre(new[k].box) for k in added),
         )
+
+
+_MIN_PATCH_FRAC = 0.008  # smallest patch side, as a share of the image height (6 px at 720p)
+_PATCH = (24, 32)  # (w, h) of a card patch: enough to tell two indices apart, ~0.03 ms
+
+
+def _patch(image: np.ndarray, box: tuple[float, float, float, float]) -> np.ndarray | None:
+    """Zero-mean, unit-norm colour patch of `box` (None when too small or flat)."""
+    import cv2
+
+    h, w = image.shape[:2]
+    x1, y1 = max(0, int(round(box[0]))), max(0, int(round(box[1])))
+    x2, y2 = min(w, int(round(box[2]))), min(h, int(round(box[3])))
+    if x2 - x1 < 4 or y2 - y1 < 4:
+        return None
+    # Colour, one mean for all channels: invariant to brightness and contrast, not to hue.
+    p = cv2.resize(image[y1:y2, x1:x2], _PATCH, interpolation=cv2.INTER_AREA).astype(np.float32).ravel()
+    p -= p.mean()
+    n = float(np.linalg.norm(p))
+    return p / n if n > 1e-3 * len(p) else None
+
+
+def _holding(cfg: FilterConfig) -> bool:
+    return cfg.same_ncc is not None
+
+
+def _iou(a: np.ndarray | tuple[float, ...], b: tuple[float, float, float, float]) -> float:
+    iw = min(float(a[2]), b[2]) - max(float(a[0]), b[0])
+    ih = min(float(a[3]), b[3]) - max(float(a[1]), b[1])
+    if iw <= 0 or ih <= 0:
+        return 0.0
+    inter = iw * ih
+    return inter / ((float(a[2]) - float(a[0])) * (float(a[3]) - float(a[1])) + (b[2] - b[0]) * (b[3] - b[1]) - inter)
+
+
+def _similar(image: np.ndarray, card: _Card, threshold: float) -> bool:
+    assert card.patch is not None
+    p = _patch(image, card.patch_box)
+    return p is not None and float(p @ card.patch) >= threshold

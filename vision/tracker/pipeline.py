@@ -218,7 +218,7 @@ class TablePipeline:
             to_read = []  # live and the reader is slow: this frame goes unread
         dets = self._read(frame, to_read) if to_read else None
         if dets is not None:
-            ev, no = self._apply_reads(to_read, dets, t)
+            ev, no = self._apply_reads(to_read, dets, t, frame.image)
             events += ev
             notices += no
         if self.khmer_table is not None:
@@ -263,7 +263,9 @@ class TablePipeline:
             dets = dets[np.array([c in self.deck_cards for c in dets.cards], dtype=bool)]
         return dets
 
-    def _apply_reads(self, zones: list[str], dets: CardDetections, t: float) -> tuple[list[Event], list[Event]]:
+    def _apply_reads(
+        self, zones: list[str], dets: CardDetections, t: float, image: np.ndarray | None = None
+    ) -> tuple[list[Event], list[Event]]:
         masks, gate = self._masks, self._gate
         assert masks is not None and gate is not None
         where = masks.zone_of(dets.centers) if len(dets) else []
@@ -287,7 +289,7 @@ class TablePipeline:
                 # Once a call is judged the market is picked up: empty is then a normal state
                 # (seen as soon as confirmed, so the next market is known to be a new deal).
                 filt.also_allowed = frozenset({0}) if self.market.expect_deal else frozenset()
-            ch = filt.update(cards, conf, boxes, t)
+            ch = filt.update(cards, conf, boxes, t, image=image)
             if ch is not None:
                 changes.append(ch)
         for ch in changes:
