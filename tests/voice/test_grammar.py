@@ -78,7 +78,7 @@ def test_no_cut_variant_drops_every_cut_phrase() -> None:
 def test_decoys_are_real_words_one_phone_from_a_call_word_and_can_be_switched_off() -> None:
     from referee.voice.grammar import WORDS, _cmudict
 
-    g = build_grammar("kemps", NAMES, load_config())
+    g = build_grammar("kemps", NAMES, load_config(overrides={"decoys": True}))
     decoys = [p for p in g.phrases if p.is_decoy]
     assert {"camps", "temps", "count", "cutting", "gut"} <= {p.text for p in decoys}
     near = [p for p in decoys if len(p.text.split()) == 1]
@@ -95,7 +95,7 @@ def test_decoys_are_real_words_one_phone_from_a_call_word_and_can_be_switched_of
     g = build_grammar("kemps", NAMES, load_config(overrides={"decoys": False}))
     assert not any(p.is_decoy for p in g.phrases)
     # a player named like a decoy keeps the name (decoy skipped), not an error
-    g = build_grammar("kemps", ["Kemp", "Camps"], load_config())
+    g = build_grammar("kemps", ["Kemp", "Camps"], load_config(overrides={"decoys": True}))
     assert {p.text for p in g.phrases if p.template == "cut {name}"} == {"cut kemp", "cut camps"}
     assert not any(p.is_decoy and p.text in ("kemp", "camps") for p in g.phrases)
 
