@@ -281,12 +281,21 @@ def test_market_cards_read_from_the_recording_appear(browser, server_factory):
     server = server_factory(["--video", str(video), *model_args()])
     page = open_dashboard(browser, server)
     page.wait_for_selector("#market .card[data-card]:nth-child(4)", timeout=90_000)
-    shown = page.get_attribute("#market", "data-cards").split(",")
     truth = video.parent / "truth.jsonl"
     if truth.exists():
         deals = [json.loads(x) for x in truth.read_text().splitlines()[1:] if '"deal"' in x or '"reset"' in x]
         markets = [sorted(d["market"]) for d in deals if d.get("market")]
-        assert sorted(shown) in markets, (shown, markets[:3])
+        # The dashboard must come to show a true market. Not necessarily the first one it
+        # shows: the shipped reader can misread a card for a few frames at the deal, which
+        # the tracker then corrects (measured by `referee eval`, models/MODEL_CARD.md).
+        try:
+            page.wait_for_function(
+                "ms => ms.includes((document.querySelector('#market').dataset.cards || '').split(',').sort().join(','))",
+                arg=[",".join(m) for m in markets], timeout=30_000,
+            )  # fmt: skip
+        except Exception:  # noqa: BLE001 - report what was shown instead of a bare timeout
+            raise AssertionError((page.get_attribute("#market", "data-cards"), markets[:3])) from None
+    shown = page.get_attribute("#market", "data-cards").split(",")
     shot(page, "camera-read")
     # The flow on the recording: Cut on a seat, the reveal prompt, confirm, the letter.
     page.wait_for_function("document.body.dataset.version && !document.querySelector('#market-entry').offsetParent")

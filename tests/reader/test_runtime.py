@@ -117,3 +117,24 @@ def test_image_input_session_matches_the_float_input() -> None:
     # near-equal scores may swap places in NMS order: match each box to its nearest twin
     nearest = np.abs(ba[:, None, :] - bb[None, :, :]).max(axis=2).min(axis=1)
     assert nearest.max() < 1.0 and abs(float(np.sort(sa).sum() - np.sort(sb).sum())) < 1e-2 * len(sa)
+
+
+def test_padded_classifier_batches_give_the_same_logits() -> None:
+    """Batches are padded to a multiple of BUCKET (one compiled shape per bucket, not per
+    count): the padding must not change any crop's result."""
+    from vision.reader.classifier import BUCKET, IndexClassifier
+
+    class Recording:
+        shapes: list[int] = []
+
+        def run(self, x: np.ndarray) -> np.ndarray:
+            self.shapes.append(len(x))
+            return x.reshape(len(x), -1)[:, :5] * 2.0  # per-crop: any padding leak would show
+
+    sess = Recording()
+    clf = IndexClassifier(sess, size=8, pad=1.5, n_ranks=2, n_suits=1, batch=16)  # type: ignore[arg-type]
+    crops = np.random.default_rng(0).integers(0, 255, (21, 8, 8, 3), dtype=np.uint8)
+    out = clf.logits(crops)
+    one_by_one = np.concatenate([clf.logits(crops[i : i + 1]) for i in range(len(crops))])
+    assert out.shape == (21, 5) and np.array_equal(out, one_by_one)
+    assert all(n % BUCKET == 0 for n in sess.shapes)

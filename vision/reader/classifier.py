@@ -41,13 +41,30 @@ def to_input(crops: np.ndarray) -> np.ndarray:
     return crops[..., ::-1].transpose(0, 3, 1, 2).astype(np.float32) / 255.0
 
 
+BUCKET = 8  # classifier batches are padded to a multiple of this
+
+
 class IndexClassifier:
     def __init__(self, session: Session, size: int, pad: float, n_ranks: int, n_suits: int, batch: int = 64) -> None:
         self.session, self.size, self.pad = session, size, pad
         self.n_ranks, self.n_suits, self.batch = n_ranks, n_suits, batch
 
+    def warm(self) -> None:
+        """Compile every batch shape now (a few ms each) rather than during the first frames."""
+        for m in range(BUCKET, self.batch + 1, BUCKET):
+            self.session.run(np.zeros((m, 3, self.size, self.size), np.float32))
+
     def logits(self, crops: np.ndarray) -> np.ndarray:
-        out = [self.session.run(to_input(crops[i : i + self.batch])) for i in range(0, len(crops), self.batch)]
+        out = []
+        for i in range(0, len(crops), self.batch):
+            x = to_input(crops[i : i + self.batch])
+            n = len(x)
+            # OpenVINO compiles each new batch size on first sight (~5 ms, measured): padding
+            # to a multiple of BUCKET keeps it to batch / BUCKET shapes instead of one per count.
+            m = -(-n // BUCKET) * BUCKET
+            if m != n:
+                x = np.concatenate([x, np.zeros((m - n, *x.shape[1:]), x.dtype)])
+            out.append(self.session.run(x)[:n])
         return np.concatenate(out, axis=0)
 
     def classify(self, image: np.ndarray, boxes: np.ndarray) -> IndexReadings:

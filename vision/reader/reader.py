@@ -102,6 +102,7 @@ class CardReader:
             len(meta.ranks),
             len(meta.suits),
         )
+        clf.warm()
         return cls(meta, det, clf)
 
     # -- stage a: find indices at a scale where they look like the training ones ----------
