@@ -32,6 +32,12 @@ def register(subparsers: Any) -> None:
         help="diagnostic: read cards from the recording's card truth instead of the image, to measure the "
         "table tracker alone (needs card truth on every frame; card figures are then 1.0 by construction)",
     )
+    p.add_argument(
+        "--oracle-noise", default=None, metavar="SPEC",
+        help="with --oracle-reader: seeded read errors, to measure the tracker under misreads: a preset "
+        "(light, heavy) and/or keys, e.g. 'heavy,seed=2' or 'drop=0.2,misread=0.05,extra=0.02,persist=0.5' "
+        "(datasets/README.md)",
+    )  # fmt: skip
     p.add_argument("--json", action="store_true", help="print the summary as one JSON object instead of a table")
     p.set_defaults(func=run)
 
@@ -46,6 +52,15 @@ def run(args: argparse.Namespace) -> int:
         raise CliError("--workers must be at least 1")
     if args.tolerance <= 0:
         raise CliError("--tolerance must be positive")
+    if args.oracle_noise is not None:
+        from vision.evaluate.oracle import ReadNoise
+
+        if not args.oracle_reader:
+            raise CliError("--oracle-noise needs --oracle-reader (it perturbs the perfect reads)")
+        try:
+            ReadNoise.parse(args.oracle_noise)
+        except ValueError as exc:
+            raise CliError(f"--oracle-noise: {exc}") from None
     try:
         roots = discover(Path(args.dataset))
         for root in roots:  # fail fast, before minutes of work, on any broken file
@@ -67,7 +82,10 @@ def run(args: argparse.Namespace) -> int:
                 CardReader.load(args.model)  # fail fast: a missing model is one line, not a traceback
             except ModelError as exc:
                 raise CliError(f"{exc} (train one, pass --model DIR, or use --oracle-reader to measure the tracker alone)") from None
-        opts = RunOptions(model_dir=args.model, tolerance_s=args.tolerance, progress=True, oracle=args.oracle_reader)
+        opts = RunOptions(
+            model_dir=args.model, tolerance_s=args.tolerance, progress=True, oracle=args.oracle_reader,
+            oracle_noise=args.oracle_noise,
+        )  # fmt: skip
         recs = run_all(roots, opts, workers=args.workers)
     except DatasetError as exc:
         raise CliError(str(exc)) from None
@@ -76,6 +94,7 @@ def run(args: argparse.Namespace) -> int:
     summary = summarize(recs, args.tolerance)
     flags = f" --workers {args.workers}" + (f" --model {args.model}" if args.model else "")
     flags += f" --tolerance {args.tolerance}" + (" --oracle-reader" if args.oracle_reader else "")
+    flags += f" --oracle-noise '{args.oracle_noise}'" if args.oracle_noise else ""
     info = {"dataset": str(args.dataset), "command": f"referee eval {args.dataset} --out {args.out}{flags}"}
     out = Path(args.out)
     mpath = write_metrics(out, summary, recs, info)

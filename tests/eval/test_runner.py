@@ -159,6 +159,18 @@ def test_real_tracker_runs_end_to_end(tmp_path: Path) -> None:
     assert s["reader"] == "oracle" and s["card_f1"] == 1.0 and s["market_accuracy"] is None  # Khmer: no market
     for key in ("event_f1", "outcome_accuracy"):
         assert 0.0 <= s[key] <= 1.0
+    # the same recording with seeded read errors: the reader is named, cards are no longer perfect
+    assert main(["eval", str(out), "--out", str(tmp_path / "noisy"), "--oracle-reader", "--oracle-noise", "heavy,seed=3"]) == 0
+    n = json.loads((tmp_path / "noisy" / "metrics.json").read_text())["summary"]
+    assert n["reader"].startswith("oracle+noise") and n["card_f1"] < 1.0
+
+
+def test_oracle_noise_flag_errors_are_one_line(recording: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["eval", str(recording), "--oracle-noise", "light"]) == 2
+    assert "needs --oracle-reader" in capsys.readouterr().err
+    assert main(["eval", str(recording), "--oracle-reader", "--oracle-noise", "drop=lots"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "--oracle-noise" in err and "number" in err and len(err.splitlines()) == 1
 
 
 def test_parallel_workers_give_the_serial_figures(tmp_path: Path) -> None:
