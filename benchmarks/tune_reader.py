@@ -31,12 +31,12 @@ def main() -> int:
 
     from bench_reader import held_out_decks
     from tqdm import tqdm
-    from vision.reader.grouping import group_indices
     from vision.reader.reader import CardReader
     from vision.synth.layouts import random_scene
-    from vision.types import CardDetections
 
     reader = CardReader.load(args.model)
+    m = reader.meta
+    current = (m.fuse_indices, m.detector_conf, m.min_index_p, m.min_card_p)  # what reader.json ships
     reader.detector.conf = 0.02
     reader.meta.min_index_p = 0.0
     decks = {k: v for k, v in held_out_decks(4).items() if k.endswith("(val)")}
@@ -47,25 +47,17 @@ def main() -> int:
             scene = random_scene(rng, ds, size=(1280, 720))
             frames.append((scene, reader.read_indices(scene.image)))
     grid = itertools.product((True, False), (0.02, 0.05, 0.1, 0.2), (0.3, 0.5, 0.7), (0.2, 0.3, 0.5, 0.7))
-    labels = (reader.meta.ranks, reader.meta.suits)
     rows = []
     for fuse, dc, ip, cp in grid:
+        reader.meta.fuse_indices, reader.meta.min_card_p = fuse, cp  # stage c as the reader runs it
         total = Score()
         for scene, obs in frames:
             kept = [o for o in obs if o.det >= dc and o.index_p >= ip]
-            grouped = group_indices(kept, reader.meta.geometry, labels=labels if fuse else None)
-            groups = [g for g in grouped if g.confidence >= cp]
-            det = CardDetections(
-                xyxy=np.array([g.xyxy for g in groups], np.float32).reshape(-1, 4),
-                confidence=np.array([g.confidence for g in groups], np.float32),
-                cards=[g.card for g in groups], index_boxes=[g.index_boxes for g in groups],
-            )  # fmt: skip
-            total.add(score_frame(scene, det))
+            total.add(score_frame(scene, reader.detections_from(kept)))
         rows.append((total.f1, fuse, dc, ip, cp, total.precision, total.recall))
     rows.sort(reverse=True)
-    current = (True, 0.05, 0.5, 0.5)
     print("F1     fused det_conf min_index_p min_card_p  P      R")
-    for f1, fuse, dc, ip, cp, p, r in rows[:12] + [r for r in rows if r[1:5] in (current, (False, 0.05, 0.5, 0.5))]:
+    for f1, fuse, dc, ip, cp, p, r in rows[:12] + [r for r in rows if r[1:5] in (current, (not current[0], *current[1:]))]:
         print(f"{f1:.4f} {fuse!s:5} {dc:8.2f} {ip:11.2f} {cp:10.2f}  {p:.3f}  {r:.3f}")
     for fuse in (True, False):
         best = max(r for r in rows if r[1] == fuse)

@@ -41,6 +41,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from vision.reader.grouping import box_iou
+
 Key = tuple[str, int]  # (card, copy number) so identical cards of two decks are distinct
 
 
@@ -259,7 +261,7 @@ class ZoneFilter:
         for i, card in enumerate(cards):
             # A read of the same physical card has about the same box (a read of one index
             # of a neighbour, or of one corner of this card, does not: left to the votes).
-            hit = next((c for c in same if _iou(boxes[i], c.patch_box) >= 0.5), None)
+            hit = next((c for c in same if box_iou(tuple(map(float, boxes[i])), c.patch_box) >= 0.5), None)
             if hit is None or hit.card == card:
                 keep.append(i)
                 if hit is not None:
@@ -285,7 +287,7 @@ class ZoneFilter:
             self._votes.clear()
             self._candidate, self._candidate_n, self._fresh = None, 0, True
             same = [c for c in same if c.patch is not None]
-            keep = [i for i in range(len(cards)) if i in keep or any(_iou(boxes[i], c.patch_box) >= 0.5 for c in released)]
+            keep = [i for i in range(len(cards)) if i in keep or any(box_iou(tuple(map(float, boxes[i])), c.patch_box) >= 0.5 for c in released)]
         out_cards = [cards[i] for i in keep]
         out_conf = [float(confidence[i]) for i in keep]
         out_boxes = [tuple(float(v) for v in boxes[i]) for i in keep]
@@ -380,15 +382,6 @@ def _patch(image: np.ndarray, box: tuple[float, float, float, float]) -> np.ndar
 
 def _holding(cfg: FilterConfig) -> bool:
     return cfg.same_ncc is not None
-
-
-def _iou(a: np.ndarray | tuple[float, ...], b: tuple[float, float, float, float]) -> float:
-    iw = min(float(a[2]), b[2]) - max(float(a[0]), b[0])
-    ih = min(float(a[3]), b[3]) - max(float(a[1]), b[1])
-    if iw <= 0 or ih <= 0:
-        return 0.0
-    inter = iw * ih
-    return inter / ((float(a[2]) - float(a[0])) * (float(a[3]) - float(a[1])) + (b[2] - b[0]) * (b[3] - b[1]) - inter)
 
 
 def _similar(image: np.ndarray, card: _Card, threshold: float) -> bool:
