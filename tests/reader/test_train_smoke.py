@@ -44,6 +44,25 @@ def test_smoke_training_end_to_end(tmp_path: Path) -> None:
     det = reader.read(np.ascontiguousarray(img))
     assert det.xyxy.shape[1] == 4 and len(det.cards) == len(det.confidence)
 
+    # a second view (an earlier round's classifier; here the same one) is quantized, named
+    # in reader.json and loaded as a TwoViewClassifier
+    import dataclasses
+
+    from vision.reader.classifier import TwoViewClassifier
+    from vision.reader.reader import META_FILE, ReaderMeta
+    from vision.train.config import SecondViewConfig, load_config
+    from vision.train.pipeline import export_second_view
+
+    cfg = load_config(REPO / "configs/train/smoke.yaml")
+    sv = SecondViewConfig(classifier_from=str(out / "index_classifier.onnx"), size=cfg.classifier.size, pad=1.25, below=0.9)
+    two = export_second_view(dataclasses.replace(cfg, second_view=sv), model, ReaderMeta.from_json(meta), {})
+    assert two.classifier2_file == "index_classifier2_int8.xml" and (model / "index_classifier2_int8.bin").is_file()
+    (model / META_FILE).write_text(json.dumps(two.to_json()))
+    reader = CardReader.load(model)
+    assert isinstance(reader.classifier, TwoViewClassifier) and reader.classifier.below == 0.9
+    det = reader.read(np.ascontiguousarray(img))
+    assert len(det.cards) == len(det.confidence)
+
 
 def test_unknown_config_key_is_one_clear_error(tmp_path: Path) -> None:
     bad = tmp_path / "bad.yaml"

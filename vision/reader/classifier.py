@@ -81,3 +81,47 @@ class IndexClassifier:
         v = 1.0 / (1.0 + np.exp(-raw[:, k]))
         up = raw[:, k + 1 : k + 3] if raw.shape[1] >= k + 3 else None
         return IndexReadings(r.argmax(1), r.max(1), s.argmax(1), s.max(1), v.astype(np.float32), up, r, s)
+
+
+class TwoViewClassifier:
+    """Two index classifiers on two crops of the same box, fused: a tight crop (the index
+    seen at high resolution) and a wide one (the suit below a large rank is in view).
+
+    Rank and suit distributions are fused as a weighted geometric mean (a product of
+    experts: a class must be plausible to both views); "is an index" as a weighted mean;
+    the reading direction comes from the first (primary) view. The second view runs only
+    on boxes the primary takes for an index (index_p ≥ `min_index_p`; the rest are dropped
+    anyway) and is unsure of (rank_p × suit_p below `below`; 1.0 = every such box): a second
+    opinion where it can change the answer, at a fraction of the cost.
+    """
+
+    def __init__(
+        self, primary: IndexClassifier, second: IndexClassifier, weight: float = 0.5, below: float = 1.0,
+        min_index_p: float = 0.0,
+    ) -> None:  # fmt: skip
+        self.primary, self.second, self.weight, self.below = primary, second, weight, below
+        self.min_index_p = min_index_p
+
+    def warm(self) -> None:
+        self.primary.warm()
+        self.second.warm()
+
+    def classify(self, image: np.ndarray, boxes: np.ndarray) -> IndexReadings:
+        a = self.primary.classify(image, boxes)
+        unsure = np.flatnonzero((a.rank_p * a.suit_p < self.below) & (a.index_p >= self.min_index_p))
+        if len(unsure) == 0:
+            return a
+        b = self.second.classify(image, np.asarray(boxes)[unsure])
+        w = self.weight
+        assert a.rank_probs is not None and a.suit_probs is not None
+        r, s, v = a.rank_probs.copy(), a.suit_probs.copy(), a.index_p.copy()
+        r[unsure] = _geo_mean(r[unsure], b.rank_probs, w)
+        s[unsure] = _geo_mean(s[unsure], b.suit_probs, w)
+        v[unsure] = (1 - w) * v[unsure] + w * b.index_p
+        return IndexReadings(r.argmax(1), r.max(1), s.argmax(1), s.max(1), v.astype(np.float32), a.up, r, s)
+
+
+def _geo_mean(p: np.ndarray | None, q: np.ndarray | None, w: float) -> np.ndarray:
+    assert p is not None and q is not None
+    z = (1 - w) * np.log(np.maximum(p, 1e-9)) + w * np.log(np.maximum(q, 1e-9))
+    return softmax(z)

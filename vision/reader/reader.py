@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from vision.reader.classifier import IndexClassifier
+from vision.reader.classifier import IndexClassifier, TwoViewClassifier
 from vision.reader.detector import IndexDetector
 from vision.reader.grouping import CardGeometry, CardGroup, IndexObs, group_indices
 from vision.reader.labels import RANKS, SUITS
@@ -45,6 +45,11 @@ class ReaderMeta:
     min_card_p: float = 0.3
     multiscale: tuple[float, ...] = (1.0, 0.55, 0.3, 0.17)  # photo mode: detector scales tried, × the fit scale
     multiscale_sigma: float = 0.45  # photo mode: how fast a scale's trust falls with log index size
+    classifier2_file: str | None = None  # optional second view (classifier.TwoViewClassifier)
+    classifier2_size: int = 40
+    classifier2_pad: float = 1.25
+    classifier2_weight: float = 0.5  # the second view's share in the fused readings
+    classifier2_below: float = 1.0  # second view only where the first's rank_p × suit_p is below this
     fuse_indices: bool = False  # fuse the two corners' readings of a card (grouping.py); the shipped model sets it
     geometry: CardGeometry = field(default_factory=CardGeometry)
 
@@ -70,7 +75,7 @@ class ReaderMeta:
 class CardReader:
     """Reads cards from BGR images. Build with `CardReader.load()`."""
 
-    def __init__(self, meta: ReaderMeta, detector: IndexDetector, classifier: IndexClassifier) -> None:
+    def __init__(self, meta: ReaderMeta, detector: IndexDetector, classifier: IndexClassifier | TwoViewClassifier) -> None:
         self.meta, self.detector, self.classifier = meta, detector, classifier
 
     @classmethod
@@ -102,6 +107,12 @@ class CardReader:
             len(meta.ranks),
             len(meta.suits),
         )
+        if meta.classifier2_file:
+            second = IndexClassifier(
+                load_session(root / meta.classifier2_file, threads),
+                meta.classifier2_size, meta.classifier2_pad, len(meta.ranks), len(meta.suits),
+            )  # fmt: skip
+            clf = TwoViewClassifier(clf, second, meta.classifier2_weight, meta.classifier2_below, meta.min_index_p)  # type: ignore[assignment]
         clf.warm()
         return cls(meta, det, clf)
 

@@ -31,6 +31,19 @@ class DataConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class SecondViewConfig:
+    """An earlier round's classifier shipped beside this one as a second view of each index
+    (vision.reader.classifier.TwoViewClassifier): e.g. round 2's tight 1.25-side crops at
+    40 px next to round 3's wide 2.2-side crops. Empty `classifier_from` = one view."""
+
+    classifier_from: str = ""  # that round's exported float classifier (index_classifier.onnx)
+    size: int = 40  # its input size and crop pad, as it was trained
+    pad: float = 1.25
+    weight: float = 0.3  # its share in the fused rank/suit distributions
+    below: float = 1.0  # run it only where the first view's rank_p × suit_p is below this
+
+
+@dataclass(frozen=True, slots=True)
 class TrainConfig:
     out: str = "runs/reader"
     seed: int = 0
@@ -42,6 +55,7 @@ class TrainConfig:
     int8_scenes: int = 96  # calibration tables (training designs only)
     # runtime thresholds written to reader.json (ReaderMeta fields), chosen on val families
     runtime: dict[str, Any] = field(default_factory=dict)
+    second_view: SecondViewConfig = field(default_factory=SecondViewConfig)
 
 
 def _build(cls: type, raw: dict[str, Any] | None, where: str) -> Any:
@@ -50,7 +64,7 @@ def _build(cls: type, raw: dict[str, Any] | None, where: str) -> Any:
     unknown = sorted(set(raw) - set(names))
     if unknown:
         raise ValueError(f"{where}: unknown key(s) {', '.join(unknown)}")
-    nested = {"data": DataConfig, "classifier": ClassifierConfig, "detector": DetectorConfig, "sample": SampleConfig}
+    nested = {"data": DataConfig, "classifier": ClassifierConfig, "detector": DetectorConfig, "sample": SampleConfig, "second_view": SecondViewConfig}
     kwargs: dict[str, Any] = {}
     for k, v in raw.items():
         if k in nested and isinstance(v, dict):

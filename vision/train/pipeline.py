@@ -154,12 +154,34 @@ def stage_export(cfg: TrainConfig, out: Path, export_dir: Path) -> dict:
         q = quantize_reader(export_dir, meta.detector_input_hw, meta.classifier_size, meta.classifier_pad, cfg.int8_scenes)
         meta = dataclasses.replace(meta, detector_file=q["detector"].name, classifier_file=q["classifier"].name)
         files.update({"detector_int8": q["detector"], "classifier_int8": q["classifier"]})
+    if cfg.second_view.classifier_from:
+        meta = export_second_view(cfg, export_dir, meta, files)
     unknown = set(cfg.runtime) - set(ReaderMeta.__dataclass_fields__)
     if unknown:
         raise ValueError(f"runtime: unknown reader.json key(s) {', '.join(sorted(unknown))}")
     meta = dataclasses.replace(meta, **{k: tuple(v) if isinstance(v, list) else v for k, v in cfg.runtime.items()})
     (export_dir / META_FILE).write_text(json.dumps(meta.to_json(), indent=1))
     return {k: str(v) for k, v in files.items()}
+
+
+def export_second_view(cfg: TrainConfig, export_dir: Path, meta: ReaderMeta, files: dict) -> ReaderMeta:
+    """Copy (and quantize) an earlier round's classifier as the reader's second view."""
+    sv = cfg.second_view
+    src = Path(sv.classifier_from)
+    if not src.is_file():
+        raise FileNotFoundError(f"second_view.classifier_from: not found: {src}")
+    dst = export_dir / "index_classifier2.onnx"
+    shutil.copyfile(src, dst)
+    files["classifier2"] = dst
+    if cfg.int8:
+        from vision.train.quantize import calibration_scenes, quantize_classifier
+
+        dst = quantize_classifier(dst, calibration_scenes(cfg.int8_scenes), export_dir / "index_classifier2_int8.xml", sv.size, sv.pad)
+        files["classifier2_int8"] = dst
+    return dataclasses.replace(
+        meta, classifier2_file=dst.name, classifier2_size=sv.size, classifier2_pad=sv.pad,
+        classifier2_weight=sv.weight, classifier2_below=sv.below,
+    )  # fmt: skip
 
 
 def run(cfg: TrainConfig, stages: tuple[str, ...] = STAGES, out: Path | None = None, export_dir: Path | None = None) -> dict:
