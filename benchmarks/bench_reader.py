@@ -222,6 +222,8 @@ def float_twin(reader, model_dir: Path):  # noqa: ANN001, ANN201
     if "int8" not in m.detector_file + m.classifier_file:
         return None
     meta = dataclasses.replace(m, detector_file="index_detector.xml", classifier_file="index_classifier.onnx")
+    if m.classifier2_file:
+        meta = dataclasses.replace(meta, classifier2_file="index_classifier2.onnx")
     return CardReader.from_meta(model_dir, meta)
 
 

@@ -26,13 +26,14 @@ class IndexDetector:
         ys = _starts(h, int(th), overlap)
         return [(x, y, min(x + int(tw), w), min(y + int(th), h)) for y in ys for x in xs]
 
-    def detect(self, image: np.ndarray, scale: float) -> tuple[np.ndarray, np.ndarray]:
-        """(boxes xyxy in image px, scores)."""
+    def detect(self, image: np.ndarray, scale: float, conf: float | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """(boxes xyxy in image px, scores); `conf`: score threshold (default: self.conf)."""
+        conf = self.conf if conf is None else conf
         h, w = image.shape[:2]
         all_boxes, all_scores = [], []
         for x0, y0, x1, y1 in self._tiles(h, w, scale):
             canvas, lb = letterbox_image(image[y0:y1, x0:x1], scale, self.input_hw)
-            boxes, scores = decode_yolo(self.session.run_image(canvas), self.conf, self.iou)
+            boxes, scores = decode_yolo(self.session.run_image(canvas), conf, self.iou)
             boxes = lb.to_image(boxes) + np.array([x0, y0, x0, y0], np.float32)
             all_boxes.append(boxes)
             all_scores.append(scores)

@@ -45,6 +45,9 @@ class ReaderMeta:
     min_card_p: float = 0.3
     multiscale: tuple[float, ...] = (1.0, 0.55, 0.3, 0.17)  # photo mode: detector scales tried, × the fit scale
     multiscale_sigma: float = 0.45  # photo mode: how fast a scale's trust falls with log index size
+    # photo mode's detector threshold (None: detector_conf). Photo mode is not bound by the
+    # camera's frame time, so it can afford the boxes a higher live threshold drops for speed.
+    photo_detector_conf: float | None = None
     classifier2_file: str | None = None  # optional second view (classifier.TwoViewClassifier)
     classifier2_size: int = 40
     classifier2_pad: float = 1.25
@@ -138,10 +141,11 @@ class CardReader:
                 boxes, scores = b2, s2
         return boxes, scores
 
-    def read_indices(self, image: np.ndarray, scale: float | None = None) -> list[IndexObs]:
+    def read_indices(self, image: np.ndarray, scale: float | None = None, conf: float | None = None) -> list[IndexObs]:
         """Stage a + b: classified corner indices, before grouping. `scale`: run the
-        detector at exactly this image scale (default: chosen from the image)."""
-        boxes, scores = self._detect(image) if scale is None else self.detector.detect(image, scale)
+        detector at exactly this image scale (default: chosen from the image); `conf`: its
+        score threshold there (default: detector_conf)."""
+        boxes, scores = self._detect(image) if scale is None else self.detector.detect(image, scale, conf)
         r = self.classifier.classify(image, boxes)
         obs = []
         for i, box in enumerate(boxes):
@@ -206,8 +210,9 @@ class CardReader:
         fit = min(1.0, iw / w, ih / h)
         target = self.meta.index_px_target
         best: tuple[float, float, float, list[IndexObs]] | None = None
+        conf = self.meta.photo_detector_conf
         for m in self.meta.multiscale:
-            obs = self.read_indices(image, fit * m)
+            obs = self.read_indices(image, fit * m, conf)
             if not obs:
                 continue
             size = float(np.median([o.size for o in obs])) * fit * m
@@ -218,7 +223,7 @@ class CardReader:
             return fit, []
         _, scale, size, obs = best
         if refine and abs(np.log(size / target)) > 0.15:  # indices at the trained size
-            refined = self.read_indices(image, scale * target / size)
+            refined = self.read_indices(image, scale * target / size, conf)
             if refined:
                 return scale * target / size, refined
         return scale, obs
