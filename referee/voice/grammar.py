@@ -98,6 +98,7 @@ class Phrase:
     verify_margin: float | None = None  # nats/phone over the best overlapping decoy; None: no check
     direct_pause_db: float | None = None  # direct only when the level drops this much right after it
     detect_pause_db: float | None = None  # reported only when the level drops this much right after it
+    word_phones: tuple[int, ...] = ()  # phones of each dictionary word (empty: not known)
 
     @property
     def is_decoy(self) -> bool:
@@ -122,9 +123,26 @@ class VoiceConfig:
     verify_margin: dict[str, float] = field(default_factory=dict)
     direct_pause_db: dict[str, float] = field(default_factory=dict)
     detect_pause_db: dict[str, float] = field(default_factory=dict)
+    # pause check relative to the background (None: the fixed dB above, as before 2026-11-30 pm):
+    # a phrase needs min(its pause dB, pause_fraction × (its level − background)), never
+    # below pause_min_db; background = `floor_percentile` of the frame levels in the
+    # `floor_window_s` before the phrase
+    pause_fraction: float | None = None
+    pause_min_db: float = 3.0
+    floor_window_s: float = 3.0
+    floor_percentile: float = 10.0
+    pause_floor_direct: bool = False  # the relative rule for `direct_pause_db` too (else fixed dB)
+    # a longer phrase whose extra words ("double" of "double kem's") are this many dB below
+    # the shorter phrase inside it is not credible (they were background); None: no check
+    extra_words_db: float | None = None
 
+
+_PAUSE_FLOOR_KEYS = {"fraction": "pause_fraction", "min_db": "pause_min_db", "window_s": "floor_window_s",
+                     "percentile": "floor_percentile", "direct": "pause_floor_direct"}
 
 _TOP_KEYS = {
+    "pause_floor",
+    "extra_words_db",
     "direct_pause_db",
     "detect_pause_db",
     "decoys",
@@ -186,6 +204,22 @@ def load_config(path: Path | str | None = None, overrides: dict[str, Any] | None
             raise VoiceConfigError(f"{p}: unknown phrase(s) in {block}: {', '.join(bad)} (known: {', '.join(sorted(known_t))})")
         if any(not 0.0 <= v <= 60.0 for v in pauses[block].values()):
             raise VoiceConfigError(f"{p}: {block} values are level drops in dB between 0 and 60")
+    floor_raw = raw.get("pause_floor") or {}
+    if not isinstance(floor_raw, dict):
+        raise VoiceConfigError(f"{p}: pause_floor must be a mapping (fraction, min_db, window_s, percentile)")
+    bad = sorted(set(floor_raw) - set(_PAUSE_FLOOR_KEYS))
+    if bad:
+        raise VoiceConfigError(f"{p}: unknown pause_floor key(s) {', '.join(bad)} (known: {', '.join(sorted(_PAUSE_FLOOR_KEYS))})")
+    floor = {_PAUSE_FLOOR_KEYS[k]: (bool(v) if k == "direct" else None if v is None else float(v))
+             for k, v in floor_raw.items()}
+    if floor.get("pause_fraction") is not None and not 0.0 < floor["pause_fraction"] <= 1.0:
+        raise VoiceConfigError(f"{p}: pause_floor.fraction must be in (0, 1] or null (fixed dB only)")
+    for k, lo, hi in (("pause_min_db", 0.0, 60.0), ("floor_window_s", 0.3, 10.0), ("floor_percentile", 0.0, 100.0)):
+        if k in floor and (floor[k] is None or not lo <= floor[k] <= hi):
+            raise VoiceConfigError(f"{p}: pause_floor value {floor.get(k)} out of range {lo}..{hi}")
+    extra_db = raw.get("extra_words_db")
+    if extra_db is not None and not 0.0 <= float(extra_db) <= 60.0:
+        raise VoiceConfigError(f"{p}: extra_words_db is a level difference in dB between 0 and 60, or null")
     decoy_thr = float(raw.get("decoy_threshold", 1e-30))
     if not 0.0 < decoy_thr < 1e100:
         raise VoiceConfigError(f"{p}: decoy_threshold must be a positive ratio, got {decoy_thr}")
@@ -210,6 +244,8 @@ def load_config(path: Path | str | None = None, overrides: dict[str, Any] | None
         verify_margin=margins,
         direct_pause_db=pauses["direct_pause_db"],
         detect_pause_db=pauses["detect_pause_db"],
+        extra_words_db=None if extra_db is None else float(extra_db),
+        **floor,
     )
 
 
@@ -377,7 +413,8 @@ def build_grammar(
                 phrases.append(
                     Phrase(" ".join(variant), tpl.key, tpl.call, target, config.thresholds[tpl.key],
                            len(words), n_phones, direct, config.verify_margin.get(tpl.key),
-                           config.direct_pause_db.get(tpl.key), config.detect_pause_db.get(tpl.key))
+                           config.direct_pause_db.get(tpl.key), config.detect_pause_db.get(tpl.key),
+                           tuple(len(dictionary[w].split()) for w in variant))
                 )
     if config.decoys:
         phrases.extend(_decoy_phrases(game, dictionary, cmu, config.decoy_threshold))
@@ -401,7 +438,8 @@ def _decoy_phrases(game: str, dictionary: dict[str, str], cmu: dict[str, str], t
         for w in words:
             dictionary.setdefault(w, cmu[w])
         n_phones = sum(len(cmu[w].split()) for w in words)
-        out.append(Phrase(text, text, DECOY_CALL, None, threshold, len(words), n_phones))
+        out.append(Phrase(text, text, DECOY_CALL, None, threshold, len(words), n_phones,
+                          word_phones=tuple(len(cmu[w].split()) for w in words)))
     return out
 
 

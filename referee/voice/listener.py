@@ -11,7 +11,10 @@ How a detection is decided (each rule fixes a measured trap, see docs/voice.md):
   call that a decoy fits better, per phone and by the phrase's `verify_margin`, is dropped;
 - a call is an exclamation: where configured, a phrase that speech carries straight on
   after (the level 50-200 ms after its end has not dropped `direct_pause_db` below the
-  phrase's own level) is only a "heard: ...?" prompt, and below `detect_pause_db` dropped.
+  phrase's own level) is only a "heard: ...?" prompt, and below `detect_pause_db` dropped;
+  in a noisy room the detection drop asked is relative to the background (`pause_floor`);
+- a longer phrase must leave its extra words real time and real voice: "double kem's"
+  fitted over background babble before a lone "kem's" is not credible (`extra_words_db`).
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ _SENSCR_SHIFT = 10  # pocketsphinx scores are logmath values >> 10
 _KWS_MAX = 1500  # kws_search.c subtracts this from a detection's score before reporting
 PAUSE_WINDOW = (5, 20)  # frames after a phrase's end whose level is compared with the phrase's
 _LEVEL_KEEP = 1000  # frames of level history kept (10 s)
+_FLOOR_MIN_FRAMES = 50  # background level needs at least 0.5 s before the phrase
 
 
 def kws_score(seg_prob: float) -> float:
@@ -114,6 +118,7 @@ class CallListener:
         self._decoys: list[_Candidate] = []  # recent decoy detections (verification only)
         self._level = array("f")  # dB per 10 ms frame, the last _LEVEL_KEEP frames
         self._level_base = 0  # absolute frame index of self._level[0]
+        self._floor_frames = max(_FLOOR_MIN_FRAMES, round(self.config.floor_window_s / FRAME_S))
 
     @property
     def warnings(self) -> tuple[str, ...]:
@@ -194,7 +199,7 @@ class CallListener:
             if not final and now < first.seen + self._hold:
                 break
             group = [c for c in self._pending if _overlap(c, first)]
-            credible = [c for c in group if _credible(c, group)] or [first]
+            credible = [c for c in group if _credible(c, group) and self._extra_words_voiced(c, group)] or [first]
             best = max((c for c in credible if _verified(c, self._decoys) and self._paused(c, c.phrase.detect_pause_db)),
                        key=_rank, default=None)
             if best is None:  # every reading of this audio is a decoy's better: nothing said
@@ -226,7 +231,7 @@ class CallListener:
             confidence=conf,
             provisional=(self.config.one_word_provisional and p.n_words == 1)
             or (p.direct_threshold is not None and c.score < math.log(p.direct_threshold))
-            or not self._paused(c, p.direct_pause_db),
+            or not self._paused(c, p.direct_pause_db, relative=self.config.pause_floor_direct),
             phrase=_spoken(p),
             t_start=self._t_base + c.start * FRAME_S,
         )
@@ -244,25 +249,76 @@ class CallListener:
             self._level_base += len(self._level) - _LEVEL_KEEP
             del self._level[:-_LEVEL_KEEP]
 
+    def _phrase_level(self, c: _Candidate) -> float | None:
+        """The phrase's own level: 80th percentile of its frames' dB (None: not known)."""
+        lv, base = self._level, self._level_base
+        a, b = c.start - base, c.end + 1 - base
+        if a < 0 or b > len(lv) or b <= a:
+            return None
+        inside = sorted(lv[a:b])
+        return inside[min(len(inside) - 1, int(0.8 * len(inside)))]
+
     def pause_drop(self, c: _Candidate) -> float | None:
         """dB from the phrase's level (80th percentile of its frames) down to the mean level
         50-200 ms after its end; None when those frames are not (or no longer) known."""
         lv, base = self._level, self._level_base
-        a, b = c.start - base, c.end + 1 - base
         pa, pb = c.end + PAUSE_WINDOW[0] - base, min(len(lv), c.end + PAUSE_WINDOW[1] - base)
-        if a < 0 or b > len(lv) or pb <= pa:
+        peak = self._phrase_level(c)
+        if peak is None or pb <= pa:
             return None
-        inside = sorted(lv[a:b])
-        peak = inside[min(len(inside) - 1, int(0.8 * len(inside)))]
         return peak - sum(lv[pa:pb]) / (pb - pa)
 
-    def _paused(self, c: _Candidate, need_db: float | None) -> bool:
-        """True when no pause is required, or the level drops `need_db` right after `c`
-        (unknown at the very end of a stream: counted as a pause)."""
-        if need_db is None:
+    def background_level(self, c: _Candidate) -> float | None:
+        """The room's level before the phrase: `floor_percentile` of the frame levels in the
+        `floor_window_s` before it starts (None: under half a second of it is known)."""
+        lv, base = self._level, self._level_base
+        b = min(len(lv), c.start - base)
+        a = max(0, b - self._floor_frames)
+        if b - a < _FLOOR_MIN_FRAMES:
+            return None
+        w = sorted(lv[a:b])
+        return w[int(self.config.floor_percentile / 100.0 * (len(w) - 1))]
+
+    def pause_needed(self, c: _Candidate, need_db: float | None) -> float | None:
+        """The drop (dB) `c` must show: `need_db`, or with `pause_fraction` set and a noisy
+        room, min(need_db, fraction × (phrase level − background)), at least `pause_min_db`:
+        in noise at 10 dB SNR the level after a call cannot fall 12 dB, only to the noise."""
+        frac = self.config.pause_fraction
+        if need_db is None or frac is None:
+            return need_db
+        peak, floor = self._phrase_level(c), self.background_level(c)
+        if peak is None or floor is None:
+            return need_db
+        return min(need_db, max(self.config.pause_min_db, frac * (peak - floor)))
+
+    def _extra_words_voiced(self, c: _Candidate, group: list[_Candidate]) -> bool:
+        """A longer phrase's extra words must be speech as loud as the rest: "double kem's"
+        fitted over background babble and a lone "kem's" puts "double" on the babble, which
+        is `extra_words_db` or more below the "kem's" (None: no check)."""
+        need = self.config.extra_words_db
+        if need is None:
+            return True
+        lv, base = self._level, self._level_base
+        for s in group:
+            if s.phrase.n_words < c.phrase.n_words and s.start > c.start:
+                a, b = c.start - base, s.start - base
+                short = self._phrase_level(s)
+                if a < 0 or b > len(lv) or b <= a or short is None:
+                    continue
+                extra = sorted(lv[a:b])
+                if extra[min(len(extra) - 1, int(0.8 * len(extra)))] < short - need:
+                    return False
+        return True
+
+    def _paused(self, c: _Candidate, need_db: float | None, relative: bool = True) -> bool:
+        """True when no pause is required, or the level drops enough right after `c`
+        (`pause_needed`, or exactly `need_db` when not `relative`; unknown at the very end
+        of a stream: counted as a pause)."""
+        need = self.pause_needed(c, need_db) if relative else need_db
+        if need is None:
             return True
         drop = self.pause_drop(c)
-        return drop is None or drop >= need_db
+        return drop is None or drop >= need
 
     def _maybe_restart(self) -> None:
         """Restart the utterance in silence once it is long (keeps per-frame cost flat)."""
@@ -315,15 +371,30 @@ def _credible(c: _Candidate, group: list[_Candidate]) -> bool:
     lone "kemps" squeezes "stop" into the HMM minimum duration before it."""
     for s in group:
         if s.phrase.n_words < c.phrase.n_words and s.start > c.start:
-            extra_phones = max(1, c.phrase.n_phones - s.phrase.n_phones)
+            extra_phones = max(1, _extra_phones(c.phrase, s.phrase))
             if s.start - c.start < MIN_FRAMES_PER_PHONE * extra_phones:
                 return False
     return True
 
 
+def _extra_phones(long: Phrase, short: Phrase) -> int:
+    """Phones of the words `long` has before the ones it shares with `short` ("stop" of
+    "stop kemps" over "kemps"); counted per word, so a variant of the shorter phrase with
+    fewer phones ("kemps_b", K EH M S) does not ask "stop" for an extra phone's time."""
+    n = len(long.word_phones) - len(short.word_phones)
+    if n > 0 and short.word_phones:
+        return sum(long.word_phones[:n])
+    return long.n_phones - short.n_phones
+
+
+def _base(word: str) -> str:
+    """A dictionary word without its variant suffix (`kems_b` -> `kems`)."""
+    return word.rsplit("_", 1)[0] if word[-2:-1] == "_" else word
+
+
 def _spoken(p: Phrase) -> str:
     """Human form of a phrase: variant words (`kems_b`) shown as their base word."""
-    words = [w.rsplit("_", 1)[0] if w[-2:-1] == "_" else w for w in p.text.split()]
+    words = [_base(w) for w in p.text.split()]
     if p.template in ("kem's", "double kem's", "contre kem's"):
         words = ["kem's" if w == "kems" else w for w in words]
     return " ".join(words)

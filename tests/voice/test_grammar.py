@@ -141,3 +141,25 @@ def test_pause_settings_are_checked_and_reach_the_phrases() -> None:
         load_config(overrides={"direct_pause_db": {"cut": 12.0}})
     with pytest.raises(VoiceConfigError, match="detect_pause_db values"):
         load_config(overrides={"detect_pause_db": {"kemps": -3.0}})
+
+
+def test_pause_floor_and_arbitration_settings_are_checked() -> None:
+    cfg = load_config(overrides={"pause_floor": {"fraction": 0.5, "min_db": 4, "window_s": 2, "percentile": 20},
+                                 "extra_words_db": 10})
+    assert (cfg.pause_fraction, cfg.pause_min_db, cfg.floor_window_s, cfg.floor_percentile) == (0.5, 4.0, 2.0, 20.0)
+    assert cfg.extra_words_db == 10.0
+    off = load_config(overrides={"pause_floor": {"fraction": None}, "extra_words_db": None})
+    assert off.pause_fraction is None and off.extra_words_db is None
+    with pytest.raises(VoiceConfigError, match="unknown pause_floor"):
+        load_config(overrides={"pause_floor": {"fractoin": 0.5}})
+    with pytest.raises(VoiceConfigError, match="fraction"):
+        load_config(overrides={"pause_floor": {"fraction": 1.5}})
+    with pytest.raises(VoiceConfigError, match="extra_words_db"):
+        load_config(overrides={"extra_words_db": -1})
+
+
+def test_phrases_know_the_phones_of_each_word() -> None:
+    g = build_grammar("kemps", NAMES, load_config())
+    by = g.by_text()
+    assert by["stop kemps"].word_phones == (4, 5) and by["kemps_b"].word_phones == (4,)
+    assert sum(by["cut east"].word_phones) == by["cut east"].n_phones

@@ -133,7 +133,8 @@ def test_pause_requirement_makes_two_word_calls_prompts_or_drops_them() -> None:
     pcm = read_wav(FIX / "kemps_pink20.wav")  # pink noise at 20 dB: ~20 dB between call and pause
 
     def run(**over: dict) -> list[VoiceCall]:
-        lis = CallListener("kemps", NAMES, load_config(overrides=over))
+        # fixed dB (no background-relative pause): this test is about the requirement itself
+        lis = CallListener("kemps", NAMES, load_config(overrides={"pause_floor": {"fraction": None}, **over}))
         return lis.feed(pcm) + lis.flush()
 
     base = [c for c in run() if len(c.phrase.split()) == 2]
@@ -146,3 +147,70 @@ def test_pause_requirement_makes_two_word_calls_prompts_or_drops_them() -> None:
     easy = {"cut {name}": 6.0, "stop kemps": 6.0}
     assert [(c.call, c.provisional) for c in run(direct_pause_db=easy) if len(c.phrase.split()) == 2] == \
         [(c.call, c.provisional) for c in base]
+
+
+def _noisy_listener(snr_db: float, tail: str, **over: object) -> tuple[CallListener, object]:
+    """3 s of noise, a 0.8 s "phrase" `snr_db` above it, then `tail` (noise or speech)."""
+    import numpy as np
+
+    from referee.voice.grammar import Phrase, load_config
+    from referee.voice.listener import _Candidate
+
+    rng = np.random.default_rng(1)
+    noise = rng.standard_normal(16000 * 4) * 100
+    speech = rng.standard_normal(12800) * 100 * 10 ** (snr_db / 20)
+    after = speech[:8000] if tail == "speech" else noise[:8000]
+    pcm = np.concatenate([noise[:48000], speech, after]).astype(np.int16)
+    lis = CallListener("kemps", NAMES, load_config(overrides=over))
+    lis.feed(pcm.tobytes())
+    cut = Phrase("cut east", "cut {name}", "cut", "east", 1e-3, 2, 6, None, None, 12.0)
+    return lis, _Candidate(cut, 300, 379, score=10.0)
+
+
+def test_pause_is_relative_to_the_background_in_a_noisy_room() -> None:
+    # at 10 dB SNR the level after a call can only fall ~10 dB, to the noise: a fixed 12 dB
+    # drops every call, the relative rule asks min(12, fraction x (phrase - background))
+    fixed, c = _noisy_listener(10.0, "noise", pause_floor={"fraction": None})
+    assert fixed.pause_needed(c, 12.0) == 12.0 and not fixed._paused(c, 12.0)
+    rel, c = _noisy_listener(10.0, "noise", pause_floor={"fraction": 0.5, "min_db": 3})
+    assert abs(rel.background_level(c) - 40.0) < 3.0  # noise at ~40 dB (rms 100)
+    assert 4.0 < rel.pause_needed(c, 12.0) < 6.5 and rel._paused(c, 12.0)
+    assert not rel._paused(c, 12.0, relative=False)  # going direct keeps the fixed drop by default
+    # speech carrying straight on still fails the relative check
+    rel, c = _noisy_listener(10.0, "speech", pause_floor={"fraction": 0.5, "min_db": 3})
+    assert not rel._paused(c, 12.0)
+    # a quiet room: the fixed requirement stands (min of the two)
+    quiet, c = _noisy_listener(40.0, "noise", pause_floor={"fraction": 0.5})
+    assert quiet.pause_needed(c, 12.0) == 12.0 and quiet._paused(c, 12.0)
+    assert quiet.pause_needed(c, None) is None
+
+
+def test_longer_phrase_needs_voiced_extra_words_and_real_time_for_them() -> None:
+    import numpy as np
+
+    from referee.voice.listener import _Candidate, _credible
+
+    lis = CallListener("kemps", NAMES, load_config_over(extra_words_db=10.0))
+    by = lis._by_text
+    rng = np.random.default_rng(2)
+    quiet = rng.standard_normal(16000) * 30  # background before a lone "kemps"
+    loud = rng.standard_normal(8000) * 3000
+    lis.feed(np.concatenate([quiet, loud, quiet[:4000]]).astype(np.int16).tobytes())
+    kemps_b = _Candidate(by["kemps_b"], 100, 140, 20.0)
+    # "stop" fitted on the quiet background before the "kemps": not credible
+    over_quiet = _Candidate(by["stop kemps"], 70, 140, 30.0)
+    assert _credible(over_quiet, [over_quiet, kemps_b]) and not lis._extra_words_voiced(over_quiet, [over_quiet, kemps_b])
+    voiced = _Candidate(by["stop kemps"], 100, 170, 30.0)
+    inner = _Candidate(by["kemps_b"], 125, 170, 20.0)
+    assert lis._extra_words_voiced(voiced, [voiced, inner])
+    # "stop" needs its own 4 phones of time (50 ms each), not 5 because the inner variant
+    # "kemps_b" (K EH M S) has a phone fewer than the "kemps" of "stop kemps"
+    tight = _Candidate(by["stop kemps"], 100, 170, 30.0)
+    assert _credible(tight, [tight, _Candidate(by["kemps_b"], 121, 170, 20.0)])
+    assert not _credible(tight, [tight, _Candidate(by["kemps_b"], 119, 170, 20.0)])
+
+
+def load_config_over(**over: object):
+    from referee.voice.grammar import load_config
+
+    return load_config(overrides=over)
