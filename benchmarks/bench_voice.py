@@ -445,6 +445,13 @@ def main() -> int:
     global JOBS
     JOBS = max(1, args.jobs)
     config = load_config(args.config)
+    untuned = [k for k, v in (("pause_floor", config.pause_fraction), ("extra_words_db", config.extra_words_db)) if v]
+    if args.write_config and (untuned or any(v > max(p for p in DETECT_PAUSES if p) for v in config.detect_pause_db.values())):
+        # The tuner searches thresholds, decoy margins and fixed pauses only: writing its pick
+        # would silently drop the background-relative pause, the voiced-extra-words check and
+        # the 18 dB one-word pauses (chosen with benchmarks/voice_replay.py, docs/voice.md).
+        ap.error(f"--write-config: the tuner does not model {', '.join(untuned) or 'pauses above 12 dB'} "
+                 "in this config; tune with benchmarks/voice_replay.py and edit the config by hand")
     streams, babble = load_corpus(args.cache, heldout_voices=TEST_VOICES, tune_voices=TUNE_VOICES)
     if args.tune:
         tune_conds = [c for c in CONDITIONS if c[2] in (None, 20.0)]
