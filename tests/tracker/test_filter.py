@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from vision.tracker.filter import FilterConfig, ZoneFilter
 
@@ -191,3 +192,111 @@ def test_a_zone_no_arm_touched_changes_only_after_quiet_confirm_reads() -> None:
     f.new_episode()  # after an arm: the normal confirmation again
     out = [feed(f, MARKET, 2 + i / 30) for i in range(3)]
     assert out[1] is not None
+
+
+# ---- per-spot identity vote ---------------------------------------------------------------
+def feed_conf(f: ZoneFilter, cards: list[str], conf: list[float], t: float):
+    return f.update(cards, np.asarray(conf, np.float32), boxes(len(cards)), t)
+
+
+def settled(cfg: FilterConfig | None = None) -> ZoneFilter:
+    f = ZoneFilter("market", cfg or FilterConfig(allowed_sizes=(4,)))
+    for i in range(12):
+        feed_conf(f, MARKET, [0.99] * 4, i / 10)
+    assert sorted(f.cards) == sorted(MARKET)
+    return f
+
+
+def test_a_card_misread_for_a_few_reads_at_the_deal_is_voted_out() -> None:
+    """6H read as 8H (low confidence) on the first reads after the deal: the deal waits for
+    the spot's vote and carries 6H; nothing changes afterwards."""
+    f = market_filter()
+    misread, right = ["QC", "8H", "QS", "6D"], ["QC", "6H", "QS", "6D"]
+    changes = [feed_conf(f, misread, [0.99, 0.64, 0.95, 0.93], i / 10) for i in range(2)]
+    changes += [feed_conf(f, right, [0.99, 0.99, 0.95, 0.93], 0.2 + i / 10) for i in range(10)]
+    committed = [c for c in changes if c is not None]
+    assert len(committed) == 1 and sorted(committed[0].added) == sorted(right)
+    assert committed[0].t <= 0.5  # within the latency target
+    # Without the vote the misread is committed, then replaced.
+    g = ZoneFilter("market", FilterConfig(allowed_sizes=(4,), vote_window=None))
+    out = [feed_conf(g, misread, [0.99, 0.64, 0.95, 0.93], i / 10) for i in range(2)]
+    out += [feed_conf(g, right, [0.99, 0.99, 0.95, 0.93], 0.2 + i / 10) for i in range(10)]
+    assert [sorted(c.added) for c in out if c is not None] == [sorted(misread), ["6H"]]
+
+
+def test_an_unsure_card_is_committed_once_the_wait_is_over() -> None:
+    """A card only ever read with low confidence is still taken, `vote_max_wait_s` late at most."""
+    f = market_filter()
+    out = [feed_conf(f, MARKET, [0.99, 0.45, 0.99, 0.99], i / 10) for i in range(12)]
+    first = next(i for i, c in enumerate(out) if c is not None)
+    assert 1 <= first and first / 10 <= f.config.vote_max_wait_s + 1e-9
+    assert sorted(f.cards) == sorted(MARKET)
+
+
+@pytest.mark.parametrize("conf", [0.99, 0.7])
+def test_a_real_swap_is_reported_promptly(conf: float) -> None:
+    f = settled()
+    f.new_episode()  # an arm reached into the market and left
+    after = ["7C", "2C", "3S", "4H"]
+    out = [feed_conf(f, after, [0.99, conf, 0.99, 0.99], 2 + i / 10) for i in range(8)]
+    first = next(i for i, c in enumerate(out) if c is not None)
+    assert first <= 3, first
+    ch = out[first]
+    assert ch is not None and ch.removed == ("KD",) and ch.added == ("2C",) and ch.corrections == ()
+
+
+def test_an_arm_over_the_spot_resets_its_vote() -> None:
+    """Long, sure evidence for KD does not out-vote its replacement after an arm; without
+    an arm the same reads are a misread to out-vote first, then a correction, not a move."""
+    f = settled()
+    f.new_episode()
+    out = [feed_conf(f, ["7C", "2C", "3S", "4H"], [0.99, 0.8, 0.99, 0.99], 2 + i / 10) for i in range(4)]
+    assert any(c is not None and c.added == ("2C",) for c in out)
+    g = settled()  # no arm: the spot keeps its evidence
+    out = [feed_conf(g, ["7C", "2C", "3S", "4H"], [0.99, 0.8, 0.99, 0.99], 2 + i / 10) for i in range(20)]
+    first = next(i for i, c in enumerate(out) if c is not None)
+    assert first >= 5
+    ch = out[first]
+    assert ch is not None and ch.corrections == (("KD", "2C"),)
+
+
+def test_vote_off_keeps_each_reads_card() -> None:
+    f = ZoneFilter("market", FilterConfig(allowed_sizes=(4,), vote_window=None))
+    for i in range(12):
+        feed_conf(f, MARKET, [0.99] * 4, i / 10)
+    out = [feed_conf(f, ["7C", "2C", "3S", "4H"], [0.99, 0.8, 0.99, 0.99], 2 + i / 10) for i in range(12)]
+    assert any(c is not None and c.added == ("2C",) and c.corrections == () for c in out)
+
+
+def test_a_sure_card_missed_by_some_reads_is_still_dealt_at_once() -> None:
+    """`vote_hold`: no card comes or goes without an arm, so a sure card that a read misses
+    still counts; without it, a card missed on every other read holds the deal back."""
+
+    def run(cfg: FilterConfig) -> int:
+        f = ZoneFilter("market", cfg)
+        for i in range(20):
+            cards = MARKET if i % 2 == 0 else MARKET[:3]  # 4H missed on every other read
+            if feed_conf(f, cards, [0.99] * len(cards), i / 10) is not None:
+                assert sorted(f.cards) == sorted(MARKET)
+                return i
+        return 99
+
+    assert run(FilterConfig(allowed_sizes=(4,))) <= 2
+    assert run(FilterConfig(allowed_sizes=(4,), vote_hold=False)) > 2
+
+
+def test_after_an_arm_a_spot_read_as_its_stable_card_is_that_card() -> None:
+    """An arm passed; the reads agreed with the stable set again (KC, a misread of KD); then
+    KD is read well with no arm: a correction of the same card, not a swap."""
+    misread = ["7C", "KC", "3S", "4H"]
+    f = settled()
+    f.new_episode()
+    for i in range(6):
+        feed_conf(f, misread, [0.99, 0.8, 0.99, 0.99], 2 + i / 10)
+    assert sorted(f.cards) == sorted(misread)
+    f.new_episode()  # an arm reached for another card and left
+    for i in range(3):
+        assert feed_conf(f, misread, [0.99, 0.6, 0.99, 0.99], 3 + i / 10) is None
+    out = [feed_conf(f, MARKET, [0.99, 0.99, 0.99, 0.99], 4 + i / 10) for i in range(6)]
+    ch = next(c for c in out if c is not None)
+    assert ch.removed == ("KC",) and ch.added == ("KD",) and ch.corrections == (("KC", "KD"),)

@@ -204,3 +204,37 @@ def test_seats_follow_the_header_players() -> None:
         TablePipeline(lay, TruthReader(Scene(lay)), {"game": "kemps", "players": list("ABCDEF")}, 30.0)
     with pytest.raises(LayoutError, match="no reveal area for seat"):
         pipe.request_reveal(["Z"], 1.0)
+
+
+class _Misreads(TruthReader):
+    """Reads `card` as `wrong` (at `conf`) on its first `n` reads, then right."""
+
+    def __init__(self, scene, card: str, wrong: str, n: int, conf: float) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(scene)
+        self.card, self.wrong, self.n, self.conf, self.seen = card, wrong, n, conf, 0
+
+    def read(self, image_bgr, roi=None, two_decks=False):  # type: ignore[no-untyped-def]
+        dets = super().read(image_bgr, roi, two_decks)
+        if self.card in dets.cards:
+            self.seen += 1
+            if self.seen <= self.n:
+                i = dets.cards.index(self.card)
+                dets.cards[i] = self.wrong
+                dets.confidence[i] = self.conf
+        return dets
+
+
+@pytest.mark.parametrize(("n", "conf", "notices"), [(2, 0.64, []), (5, 0.8, ["misread_corrected"])])
+def test_a_misread_at_the_deal_is_no_swap(n: int, conf: float, notices: list[str]) -> None:
+    """A card misread on its first reads: a short, unsure run is voted out before the deal;
+    a longer one is dealt, then corrected with a notice once the vote turns, never a swap."""
+    lay = load_layout("kemps-4")
+    scene = Scene(lay, seed=0)
+    pipe = TablePipeline(lay, _Misreads(scene, "KD", "KC", n, conf), HEADER, 30.0)
+    d = Driver(pipe, scene)
+    d.wait(0.3)
+    scene.place("market", M0)
+    d.wait(4.0)
+    assert kinds(d.events) == ["deal"] and sorted(pipe.state.market) == sorted(M0)
+    assert (sorted(d.events[0]["market"]) == sorted(M0)) == (not notices)
+    assert kinds(d.notices) == notices

@@ -18,6 +18,28 @@ its box simply follows. A change is committed only when
    set there is far more likely a run of misreads than a change (a reader's errors on a
    still card come in runs). A change the motion gate missed is still taken, later.
 
+Per-spot identity vote (`vote_window`, on by default; off: each read's own card is its
+identity). A read card belongs to a *spot*, the place where it lies (nearest box centre
+within half a box), and a spot's identity is voted over its last `vote_window` reads, each
+weighing −log(1 − confidence): one read at 0.99 outweighs three at 0.64, so a short run of
+unsure misreads is out-voted as soon as the card is read well. Every read of the episode
+counts with its spot's identity *now*, so when a spot's vote turns, its past reads turn
+with it. Spots live for one episode: an arm over the zone may have swapped any card, so
+every spot votes afresh after it (`vote_keep_untouched`, off: measured, see
+datasets/README.md). On top:
+
+- a change that brings in a card waits until a spot is sure of it (evidence ≥ `vote_min`,
+  ahead of the runner-up by `vote_margin`), at most `vote_max_wait_s` after the reads
+  first differed from the stable set: a deal is sent with the voted cards, not with the
+  first reads after the dealer's arm;
+- (`vote_hold`) a spot that is sure, and was seen by most reads since it was first read,
+  counts as read in every read of the episode: no card comes or goes without an arm, so a
+  read that missed it is a miss, not a removal;
+- when a spot's vote turns while no arm reached into the zone since its card was
+  committed (or, after an arm, since the reads agreed with the stable set again), the
+  change carries `corrections` (was, now): the same physical card was misread, and nobody
+  swapped it (the pipeline then corrects the market without a swap).
+
 Optional, off by default (`same_ncc`; measured: better under the oracle's noise model,
 worse with the shipped reader, because an identity committed from a misread is then held):
 a card whose image has not changed has not changed (`update(..., image=)`): each stable
@@ -37,6 +59,7 @@ confidences, decayed when a stable card is missed.
 from __future__ import annotations
 
 from collections import Counter, deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -63,6 +86,29 @@ class FilterConfig:
     # None (default): off. It helps against the oracle's noise model but hurts the shipped
     # reader: it locks in an identity committed from a misread (see datasets/README.md).
     same_ncc: float | None = None
+    # Per-spot identity vote (see the module docstring). None: off (identity is each read's
+    # own card). Else the number of reads of a spot its identity is voted over.
+    vote_window: int | None = 10
+    # A change that brings in a card waits until the spot showing it is sure of it: its
+    # identity's evidence (Σ −log(1 − confidence) over the spot's reads) is at least
+    # `vote_min` and leads the runner-up by `vote_margin`; or `vote_max_wait_s` passed since
+    # the reads first differed from the stable set (then the best guess is taken).
+    vote_min: float = 3.0
+    vote_margin: float = 2.0
+    vote_max_wait_s: float = 0.6
+    # A spot that is sure of its card counts as read in every read since the zone was last
+    # disturbed: no card comes or goes without an arm, so a read that missed it is a miss.
+    vote_hold: bool = True
+    # After an arm, a spot nothing moved over (`hold(moved=…)`) keeps its evidence: the arm
+    # reached for another card. False (default): every spot votes afresh after an arm —
+    # measured: better under the oracle's `heavy` noise, slightly worse with the shipped
+    # reader (datasets/README.md).
+    vote_keep_untouched: bool = False
+    # Reads a change needs (instead of `confirm`) when the reads agree and every card it
+    # brings in is sure by its spot's vote. None (default): `confirm` as for any change —
+    # measured with 1: strict market accuracy up with perfect reads, event F1 down under
+    # the `heavy` noise (datasets/README.md).
+    vote_confirm: int | None = None
     min_confidence: float = 0.25
     allowed_sizes: tuple[int, ...] | None = None
     ema: float = 0.3
@@ -80,6 +126,10 @@ class ZoneChange:
     # Card centre (x, y) at the last read, for pairing swaps by position.
     removed_at: tuple[tuple[float, float], ...] = ()
     added_at: tuple[tuple[float, float], ...] = ()
+    # (was, now) per card whose identity the spot vote changed while no arm reached into the
+    # zone since it was committed: the same physical card, misread then; not a move. Set only
+    # when the whole change is such corrections.
+    corrections: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass
@@ -93,6 +143,33 @@ class _Card:
     contradicted: int = 0  # reads in a row that saw only another card in its unchanged place
     missed: int = 0  # reads in a row that did not read it (held meanwhile)
     max_area: float = 0.0  # largest box it was read with (both indices visible, unhidden)
+
+
+@dataclass
+class _Spot:
+    """One place in the zone where a card lies, with the evidence for its identity."""
+
+    box: tuple[float, float, float, float]
+    reads: deque[tuple[str, float]]  # (card read, evidence) of its last `vote_window` reads
+    missed: int = 0
+    committed: str | None = None  # its identity when the zone's state was last committed
+    touched: bool = False  # something moved over it while the zone was covered
+    born: int = 0  # the zone's read count when it was first read
+    hits: int = 0  # reads that saw it
+
+    def tally(self) -> list[tuple[float, str]]:
+        ev: dict[str, float] = {}
+        for card, w in self.reads:
+            ev[card] = ev.get(card, 0.0) + w
+        return sorted(((w, c) for c, w in ev.items()), key=lambda x: (-x[0], x[1]))
+
+    @property
+    def identity(self) -> str:
+        return self.tally()[0][1]
+
+    def sure(self, vote_min: float, margin: float) -> bool:
+        t = self.tally()
+        return t[0][0] >= vote_min and t[0][0] - (t[1][0] if len(t) > 1 else 0.0) >= margin
 
 
 @dataclass
@@ -113,13 +190,24 @@ class ZoneFilter:
         self._touched = True  # an arm was in the zone since it last settled (unknown at start)
         self._image: np.ndarray | None = None
         self._episode_reads = 0
+        self._spots: list[_Spot] = []
+        # The episode's last `window` reads: (read count, [(spot, read confidence)]).
+        self._rows: deque[tuple[int, list[tuple[_Spot, float]]]] = deque(maxlen=self.config.window)
+        self._differs_since: float | None = None
         # Sizes normal for now on top of `allowed_sizes` (an empty market once a hand is over).
         self.also_allowed: frozenset[int] = frozenset()
 
     # ---- inputs ----------------------------------------------------------------------
-    def hold(self) -> None:
-        """The zone is covered (arm, hand): keep the stable state, mark it occluded."""
+    def hold(self, moved: Callable[[tuple[float, float, float, float]], bool] | None = None) -> None:
+        """The zone is covered (arm, hand): keep the stable state, mark it occluded.
+        `moved(box)`: whether anything moved over that place this frame (spots it answers
+        no for, all along, keep their votes; see `vote_keep_untouched`)."""
         self.occluded = True
+        if not self.config.vote_keep_untouched:
+            return  # every spot votes afresh after the arm anyway
+        for sp in self._spots:
+            if not sp.touched:
+                sp.touched = moved is None or moved(sp.box)
 
     def new_episode(self) -> None:
         """The zone was disturbed and is still again: vote only on reads from now on."""
@@ -127,6 +215,14 @@ class ZoneFilter:
         self._candidate, self._candidate_n = None, 0
         self._fresh = True
         self._touched, self._episode_reads = True, 0
+        # Anything under the arm may have been swapped or moved: every spot votes afresh,
+        # unless nothing moved over it (`vote_keep_untouched`).
+        keep = self.config.vote_keep_untouched
+        self._spots = [sp for sp in self._spots if keep and not sp.touched]
+        for sp in self._spots:
+            sp.missed = 0
+        self._differs_since = None
+        self._rows.clear()
 
     def update(
         self,
@@ -149,11 +245,15 @@ class ZoneFilter:
         seen: Counter[str] = Counter()
         read: dict[Key, tuple[float, tuple[float, float, float, float]]] = {}
         # Copy numbers are given by descending confidence so the surer copy is copy 0.
-        order = np.argsort(-np.asarray(confidence, np.float32), kind="stable")
+        order = [i for i in np.argsort(-np.asarray(confidence, np.float32), kind="stable") if float(confidence[i]) >= cfg.min_confidence]
+        if cfg.vote_window is not None:
+            cards = list(cards)
+            spots = self._match_spots([cards[i] for i in order], [float(confidence[i]) for i in order], [boxes[i] for i in order])
+            self._rows.append((self.reads, [(sp, float(confidence[i])) for sp, i in zip(spots, order)]))
+            for sp, i in zip(spots, order):
+                cards[i] = sp.identity  # the spot's voted identity, not this read's guess
         for i in order:
             conf = float(confidence[i])
-            if conf < cfg.min_confidence:
-                continue
             card = cards[i]
             key = (card, seen[card])
             seen[card] += 1
@@ -161,28 +261,50 @@ class ZoneFilter:
             b = boxes[i]
             read[key] = (conf, (float(b[0]), float(b[1]), float(b[2]), float(b[3])))
         self._votes.append(Counter(keys))
+        if cfg.vote_window is not None:  # past reads of a spot count as its identity now
+            held = [sp for sp in self._spots if self._holds(sp)] if cfg.vote_hold else []
+            self._votes = deque((_row_keys(r, held) for _, r in self._rows), maxlen=cfg.window)
         self._last_read = read
         self._refresh_stable(read)
         voted = self._voted()
+        if cfg.vote_window is not None and held and not self._normal_size(len(voted)):
+            # Held cards make an odd set (a 5th card at the market's edge): the hold is not
+            # for that; let flickering reads break the streak as without it.
+            self._votes = deque((_row_keys(r, []) for _, r in self._rows), maxlen=cfg.window)
+            voted = self._voted()
         if voted == frozenset(self.stable):
             self._candidate, self._candidate_n = None, 0
+            self._differs_since = None
+            stable_cards = {k[0] for k in self.stable}
+            for sp in self._spots:  # read as the stable card since the arm: it is that card
+                if sp.committed is None and sp.identity in stable_cards:
+                    sp.committed = sp.identity
             self._take_patches(read)
             if self._episode_reads >= cfg.window:
                 self._touched = False  # settled: from now on a change needs an arm or many reads
             return None
+        if self._differs_since is None:
+            self._differs_since = t
         if voted == self._candidate:
             self._candidate_n += 1
         else:
             self._candidate, self._candidate_n = voted, 1
         need = cfg.confirm
-        if cfg.allowed_sizes is not None and len(voted) not in cfg.allowed_sizes and len(voted) not in self.also_allowed:
+        if not self._normal_size(len(voted)):
             need = cfg.odd_confirm
         elif any(frozenset(v) != voted for v in self._votes):
             need = cfg.confirm + cfg.disagree_extra  # reads disagree (flicker, misreads): more
+        elif cfg.vote_window is not None and cfg.vote_confirm is not None and any(k not in self.stable for k in voted) and self._sure_of(voted):
+            need = min(need, cfg.vote_confirm)  # every card coming in is sure already
         if not self._touched and cfg.quiet_confirm is not None:
             need = max(need, cfg.quiet_confirm)
         if self._candidate_n < need:
             return None
+        if cfg.vote_window is not None:
+            if self._differs_since is None:
+                self._differs_since = t
+            if t - self._differs_since < cfg.vote_max_wait_s and not self._sure_of(voted):
+                return None  # a card coming in is not voted surely yet: a few more reads
         return self._commit(voted, t)
 
     # ---- outputs ---------------------------------------------------------------------
@@ -201,6 +323,11 @@ class ZoneFilter:
         disturbance and the vote does not yet span a full window."""
         if self._candidate is not None:
             return True
+        cfg = self.config
+        if cfg.vote_window is not None and self._episode_reads < 3 * cfg.window and not all(
+            sp.sure(cfg.vote_min, cfg.vote_margin) and sp.reads[-1][0] == sp.identity for sp in self._spots
+        ):
+            return True  # a spot is unsure, or its last read contradicts it: read on (bounded)
         if not self._fresh or len(self._votes) >= self.config.window:
             return False
         # Three reads that agree with each other are enough; disagreement fills the window.
@@ -223,6 +350,58 @@ class ZoneFilter:
         self.new_episode()
 
     # ---- internals -------------------------------------------------------------------
+    def _match_spots(self, cards: list[str], conf: list[float], boxes: list) -> list[_Spot]:
+        """The spot of each read card (nearest centre within half a box; a new spot when
+        none), with the read added to its evidence. Spots unread for a vote window are gone."""
+        window = int(self.config.vote_window or 1)
+        bxs = [(float(b[0]), float(b[1]), float(b[2]), float(b[3])) for b in boxes]
+        pairs = []
+        for i, b in enumerate(bxs):
+            cx, cy = (b[0] + b[2]) / 2, (b[1] + b[3]) / 2
+            for j, sp in enumerate(self._spots):
+                sx, sy = (sp.box[0] + sp.box[2]) / 2, (sp.box[1] + sp.box[3]) / 2
+                tol = max(6.0, 0.5 * max(sp.box[2] - sp.box[0], sp.box[3] - sp.box[1], b[2] - b[0], b[3] - b[1]))
+                d = float(np.hypot(cx - sx, cy - sy))
+                if d <= tol:
+                    pairs.append((d, i, j))
+        out: list[_Spot | None] = [None] * len(bxs)
+        used: set[int] = set()
+        for _, i, j in sorted(pairs):
+            if out[i] is None and j not in used:
+                out[i], used = self._spots[j], used | {j}
+        for j, sp in enumerate(self._spots):
+            if j not in used:
+                sp.missed += 1
+        self._spots = [sp for sp in self._spots if sp.missed < window]
+        spots: list[_Spot] = []
+        for i, b in enumerate(bxs):
+            sp = out[i]
+            if sp is None:
+                sp = _Spot(b, deque(maxlen=window), born=self.reads)
+                self._spots.append(sp)
+            sp.box, sp.missed = b, 0
+            sp.hits += 1
+            sp.reads.append((cards[i], -float(np.log1p(-min(conf[i], 0.99)))))
+            spots.append(sp)
+        return spots
+
+    def _normal_size(self, n: int) -> bool:
+        sizes = self.config.allowed_sizes
+        return sizes is None or n in sizes or n in self.also_allowed
+
+    def _holds(self, sp: _Spot) -> bool:
+        """A card lies there for sure: its identity is sure, and most reads since it was
+        first read saw it (a detection that comes and goes is not held)."""
+        cfg = self.config
+        return sp.sure(cfg.vote_min, cfg.vote_margin) and sp.hits >= cfg.enter * (self.reads - sp.born + 1)
+
+    def _sure_of(self, voted: frozenset[Key]) -> bool:
+        """Every card `voted` brings in is the sure identity of some spot."""
+        cfg = self.config
+        sure = Counter(sp.identity for sp in self._spots if sp.sure(cfg.vote_min, cfg.vote_margin))
+        need = Counter(k[0] for k in voted if k not in self.stable)
+        return all(sure[c] >= n for c, n in need.items())
+
     def _ordered(self) -> list[_Card]:
         return sorted(self.stable.values(), key=lambda c: (c.box[0], c.box[1]))
 
@@ -285,6 +464,8 @@ class ZoneFilter:
             c.patch, c.contradicted = None, 0
         if released:
             self._votes.clear()
+            self._rows.clear()
+            self._spots = []  # the held reads were votes for the old card
             self._candidate, self._candidate_n, self._fresh = None, 0, True
             same = [c for c in same if c.patch is not None]
             keep = [i for i in range(len(cards)) if i in keep or any(box_iou(tuple(map(float, boxes[i])), c.patch_box) >= 0.5 for c in released)]
@@ -343,7 +524,15 @@ class ZoneFilter:
             new[k] = _Card(k[0], conf, box, t)
         self.stable = new
         self._candidate, self._candidate_n = None, 0
+        self._differs_since = None
         self.last_change_t = t
+        corrections: tuple[tuple[str, str], ...] = ()
+        if self.config.vote_window is not None:
+            flips = [(sp.committed, sp.identity) for sp in self._spots if sp.committed is not None and sp.committed != sp.identity]
+            if flips and Counter(w for w, _ in flips) == Counter(k[0] for k in removed) and Counter(n for _, n in flips) == Counter(k[0] for k in added):
+                corrections = tuple((str(w), n) for w, n in flips)
+            for sp in self._spots:
+                sp.committed = sp.identity
 
         def centre(b: tuple[float, float, float, float]) -> tuple[float, float]:
             return ((b[0] + b[2]) / 2, (b[1] + b[3]) / 2)
@@ -357,6 +546,7 @@ class ZoneFilter:
             after=self.cards,
             removed_at=tuple(centre(old[k].box) for k in removed),
             added_at=tuple(centre(new[k].box) for k in added),
+            corrections=corrections,
         )
 
 
@@ -378,6 +568,23 @@ def _patch(image: np.ndarray, box: tuple[float, float, float, float]) -> np.ndar
     p -= p.mean()
     n = float(np.linalg.norm(p))
     return p / n if n > 1e-3 * len(p) else None
+
+
+def _row_keys(row: list[tuple[_Spot, float]], held: list[_Spot]) -> Counter[Key]:
+    """One past read as keys, each spot counted as its identity now, and each `held` spot
+    counted where that read missed its card (copy numbers by descending read confidence, as
+    for a fresh read)."""
+    seen: Counter[str] = Counter()
+    keys: list[Key] = []
+    # A held card already read elsewhere in that read is that read (a card read at its
+    # other index, or moved): it counts once.
+    read = {sp.identity for sp, _ in row}
+    row = row + [(sp, 0.0) for sp in held if sp.identity not in read]
+    for sp, _ in sorted(row, key=lambda x: -x[1]):
+        card = sp.identity
+        keys.append((card, seen[card]))
+        seen[card] += 1
+    return Counter(keys)
 
 
 def _holding(cfg: FilterConfig) -> bool:

@@ -111,6 +111,25 @@ class MarketTracker:
         # against the last full market is what happened.
         return self._swaps_from_full(after, t)
 
+    def correct(self, ch: ZoneChange, t_event: float) -> tuple[list[Event], list[Event]] | None:
+        """A change that only corrects misread identities (`ch.corrections`: the same cards,
+        no hand in the market since they were committed) → no game event, one notice per
+        card; None when it cannot be taken as such (no full market dealt before and after)."""
+        size = self.config.size
+        if not ch.corrections or not self.dealt or len(ch.before) != size or len(ch.after) != size:
+            return None
+        t = round(t_event, 3)
+        self.market = ch.after
+        if Counter(ch.before) == Counter(self._last_full):
+            self._last_full = ch.after
+        notices: list[Event] = []
+        for was, now in ch.corrections:
+            self.seen[was] = max(0, self.seen[was] - 1)
+            self.seen[now] += 1
+            notices.append({"type": "misread_corrected", "zone": ch.zone, "was": was, "now": now, "t": t,
+                            "message": f"{was} in the market was a misread of {now} (no hand reached it)"})  # fmt: skip
+        return [], notices
+
     # ---- event builders ---------------------------------------------------------------
     def _deal(self, market: tuple[str, ...], t: float) -> tuple[list[Event], list[Event]]:
         self.dealt, self.expect_deal, self.stale_announced = True, False, False

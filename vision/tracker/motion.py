@@ -142,6 +142,19 @@ class MotionGate:
         if self.small is not None:
             self._refs[zone] = self.small.ravel()[self._zone_px[zone]].astype(np.int16)
 
+    def moved_over(self, box: tuple[float, float, float, float]) -> bool:
+        """Whether anything moved this frame over a card whose index box (full resolution)
+        is `box`: the box grown by its own size each way (the card around its index)."""
+        if self.moving is None:
+            return True
+        s = self.masks.scale
+        w, h = box[2] - box[0], box[3] - box[1]
+        pad = max(16.0, w, h)
+        H, W = self.moving.shape
+        x1, y1 = max(0, int((box[0] - pad) / s)), max(0, int((box[1] - pad) / s))
+        x2, y2 = min(W, int((box[2] + pad) / s) + 1), min(H, int((box[3] + pad) / s) + 1)
+        return x2 <= x1 or y2 <= y1 or bool(self.moving[y1:y2, x1:x2].any())
+
     def is_moving(self, m: ZoneMotion) -> bool:
         return m.moving >= self.cfg.moving_share
 

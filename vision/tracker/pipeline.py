@@ -52,6 +52,10 @@ class TrackerConfig:
     # when it is slow) so the pipeline never falls behind the camera. None: read whenever
     # needed (recordings: results then never depend on the machine's speed).
     max_reader_share: float | None = None
+    # A market change that only corrects misread identities (the spot vote changed its mind
+    # while no hand reached into the market: `ZoneChange.corrections`) fixes the state and
+    # emits a `misread_corrected` notice instead of a swap the table never saw. False: a swap.
+    quiet_corrections: bool = True
     market_filter: FilterConfig = field(default_factory=lambda: FilterConfig(allowed_sizes=(4,)))
     zone_filter: FilterConfig = field(default_factory=FilterConfig)
     motion: MotionConfig = field(default_factory=MotionConfig)
@@ -181,7 +185,7 @@ class TablePipeline:
                 run.covered, run.still = True, 0
                 run.covered_frames += 1
                 if filt is not None:
-                    filt.hold()
+                    filt.hold(gate.moved_over)
                 if zone == "market":
                     self.market.activity(t)
                     if run.covered_frames % 2 == 1:
@@ -299,7 +303,8 @@ class TablePipeline:
                     notices.append({"type": "reveal_abandoned", "seats": list(self.reveals.seats), "t": round(t, 3)})
                     self.reveals.cancel()
                     self.market.new_hand(t)
-                ev, no = self.market.change(ch, t)
+                fixed = self.market.correct(ch, t) if self.config.quiet_corrections else None
+                ev, no = fixed if fixed is not None else self.market.change(ch, t)
                 self._name_seat(ev)
             else:
                 assert self.khmer_table is not None
