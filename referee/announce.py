@@ -24,6 +24,11 @@ TEMPLATES: dict[str, tuple[str, str, str]] = {
         "Cartes de la table retirées, posez-en quatre nouvelles.",
         "Mercado descartado, coloca cuatro cartas nuevas.",
     ),
+    "market_corrected": (
+        "Correction: the market card read as {was} is {now}.",
+        "Correction : la carte de la table lue {was} est {now}.",
+        "Corrección: la carta del mercado leída como {was} es {now}.",
+    ),
     "reshuffle": (
         "Reserve empty: discard pile reshuffled.",
         "Talon épuisé : la défausse est remélangée.",

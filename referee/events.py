@@ -82,6 +82,16 @@ class Swap(_Base):
 
 
 @dataclass(frozen=True, kw_only=True)
+class Correct(_Base):
+    """The camera corrects its own reading of a market card: ``was`` was never there, ``now``
+    has been all along. Nobody touched the market, so this is not a swap (vision only)."""
+
+    type: ClassVar[str] = "correct"
+    was: str
+    now: str
+
+
+@dataclass(frozen=True, kw_only=True)
 class Stale(_Base):
     """Nobody wants the market: the four cards go to the discard pile."""
 
@@ -184,11 +194,11 @@ class Fold(_Base):
     player: str
 
 
-GameEvent = Union[Deal, Swap, Stale, Reset, Call, Reveal, NewHand, Show, Redraw, Play, Steal,
+GameEvent = Union[Deal, Swap, Correct, Stale, Reset, Call, Reveal, NewHand, Show, Redraw, Play, Steal,
                   Discard, Close, Fold]
 EVENT_TYPES: dict[str, type] = {
     cls.type: cls
-    for cls in (Deal, Swap, Stale, Reset, Call, Reveal, NewHand, Show, Redraw, Play, Steal,
+    for cls in (Deal, Swap, Correct, Stale, Reset, Call, Reveal, NewHand, Show, Redraw, Play, Steal,
                 Discard, Close, Fold)
 }
 
@@ -275,6 +285,8 @@ _PARSERS: dict[str, Any] = {
     "first": _player,
     "give": _card,
     "take": _card,
+    "was": _card,
+    "now": _card,
     "player": _player,
     "by": _player,
     "target": _player,

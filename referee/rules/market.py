@@ -256,6 +256,35 @@ def swap(t: Table, player: str | None, give: str, take: str, policy: str) -> tup
     return new.with_hand(player, Hand(known + (take,), h.size)), led.anomalies
 
 
+def correct(t: Table, was: str, now: str, policy: str) -> tuple[Table, list[Anomaly]]:
+    """The market card read as ``was`` is really ``now`` (a misread the camera fixed; no hand
+    moved). ``was`` goes back to the unknown cards; ``now`` comes out of them, and is an
+    anomaly when every copy of it is already seen elsewhere. After a stale call the old
+    market still lies on the table until the reset: it is the top of the discard pile then."""
+    if was == now:
+        raise Illegal(RejectCode.BAD_EVENT, f"correct: {was} corrected to itself")
+    n = len(t.discard)
+    if was in t.market:
+        i = t.market.index(was)
+        rest = replace(t, market=t.market[:i] + t.market[i + 1 :])
+        fix = {"market": t.market[:i] + (now,) + t.market[i + 1 :]}
+    elif not t.market and was in t.discard[-MARKET_SIZE:]:
+        i = n - 1 - t.discard[::-1].index(was)
+        rest = replace(t, discard=t.discard[:i] + t.discard[i + 1 :])
+        fix = {"discard": t.discard[:i] + (now,) + t.discard[i + 1 :]}
+    else:
+        raise Illegal(RejectCode.NOT_IN_MARKET, f"correct: {was} is not in the market ({' '.join(t.market)})")
+    if was in rest.excess:  # the misread had been flagged as a card seen twice: no longer
+        excess = list(rest.excess)
+        excess.remove(was)
+        rest = replace(rest, excess=tuple(excess))
+    # the ledger sees the table without the corrected card, so its pool holds `was` again
+    # and `now` only if no other place has it
+    led = _Ledger(rest, policy)
+    led.claim_unseen(now, "correct", allow_floating=False)
+    return led.table(**fix), led.anomalies
+
+
 def _swap_unnamed(t: Table, give: str, take: str, market: tuple[str, ...], policy: str) -> tuple[Table, list[Anomaly]]:
     """A swap by an unseen player. When several hands may have given ``give`` we *forget*
     what we knew (those records become unknown slots) rather than guess: forgetting never

@@ -176,7 +176,7 @@ class TableGame(Reducer):
         if s.phase == "over" and not isinstance(e, ev.Reveal):
             raise Illegal(RejectCode.GAME_OVER, "the game is over")
         handler = {
-            ev.Deal: self._deal, ev.Swap: self._swap, ev.Stale: self._stale, ev.Reset: self._reset,
+            ev.Deal: self._deal, ev.Swap: self._swap, ev.Correct: self._correct, ev.Stale: self._stale, ev.Reset: self._reset,
             ev.Call: self._call, ev.Reveal: self._reveal, ev.NewHand: self._new_hand,
             ev.Show: self._show, ev.Redraw: self._redraw,
         }.get(type(e))
@@ -269,6 +269,15 @@ class TableGame(Reducer):
         assert s.table is not None
         table, anomalies = mk.swap(s.table, e.player, e.give, e.take, self.rules.deck_anomaly)
         step.set(table=table, swapped=True)
+        step.anomalies(anomalies)
+
+    def _correct(self, step: Step, e: ev.Correct) -> None:
+        s = step.state
+        self._need_phase(s, ("play", "redraw", "reveal", "reset"), "correct")
+        assert s.table is not None
+        table, anomalies = mk.correct(s.table, e.was, e.now, self.rules.deck_anomaly)
+        step.set(table=table)  # not a swap: `swapped` (Kem's redraw window) stays as it was
+        step.say("market_corrected", was=e.was, now=e.now)
         step.anomalies(anomalies)
 
     def _stale(self, step: Step, e: ev.Stale) -> None:

@@ -50,6 +50,7 @@ EXAMPLES = [
     {"type": "deal", "hands": {"N": [1, 6, 3, 2, 5, 6], "S": [1, 2, 3, 4, 5, 6]}, "hidden": [4, 6, 6, 6]},
     {"type": "swap", "player": "N", "give": "2C", "take": "7C"},
     {"type": "swap", "give": "2C", "take": "7C"},
+    {"type": "correct", "was": "8H", "now": "6H", "t": 2.0, "source": "vision"},
     {"type": "stale"},
     {"type": "reset", "market": ["2H", "3H", "4H", "5H"]},
     {"type": "call", "call": "kemps", "by": "S"},

@@ -144,3 +144,35 @@ def test_reveal_accounts_for_cards_taken_by_an_unseen_player():
     r = game.apply(play(header("kemps"), [HIDDEN_DEAL, {"type": "swap", "give": "2C", "take": "9C"}])[1],
                    {"type": "reveal", "hands": HANDS})
     assert [a["card"] for a in anomalies(r.results)] == ["9C"]
+
+
+def test_a_camera_correction_fixes_the_market_without_a_swap():
+    game, state, results, said = play(header("kemps"), [
+        HIDDEN_DEAL, {"type": "correct", "was": "9D", "now": "8D", "t": 1.0, "source": "vision"},
+    ])
+    t = state.table
+    assert t.market == ("9C", "8D", "9H", "10S") and not t.floating
+    assert not conservation_errors(t) and not anomalies(results) and "market_corrected" in said
+    # the corrected card can now be taken; the misread one cannot
+    assert game.is_legal(state, {"type": "swap", "give": "2C", "take": "8D"})
+    assert rejected(game, state, {"type": "swap", "give": "2C", "take": "9D"}).code == RejectCode.NOT_IN_MARKET
+    assert rejected(game, state, {"type": "correct", "was": "AS", "now": "KH"}).code == RejectCode.NOT_IN_MARKET
+    assert rejected(game, state, {"type": "correct", "was": "9C", "now": "9C"}).code == RejectCode.BAD_EVENT
+
+
+def test_a_correction_to_a_card_seen_elsewhere_is_an_anomaly():
+    game, state, results, _ = play(header("kemps"), [DEAL, {"type": "correct", "was": "9D", "now": "9H"}])
+    assert [a["card"] for a in anomalies(results)] == ["9H"]
+    assert not conservation_errors(state.table)
+
+
+def test_a_correction_after_a_stale_call_fixes_the_discarded_market():
+    """After `stale` the old market still lies on the table until the reset: a correction of
+    it fixes the top of the discard pile."""
+    game, state, results, _ = play(header("kemps"), [
+        HIDDEN_DEAL, {"type": "stale"}, {"type": "correct", "was": "9D", "now": "8D"},
+    ])
+    t = state.table
+    assert t.discard == ("9C", "8D", "9H", "10S") and not t.market
+    assert not conservation_errors(t) and not anomalies(results)
+    assert game.awaiting(state)["kind"] == "reset"

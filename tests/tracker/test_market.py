@@ -130,14 +130,15 @@ def test_without_a_pickup_only_an_all_new_market_is_a_deal() -> None:
     assert [e["type"] for e in ev] == ["swap"]
 
 
-def test_a_correction_is_a_notice_and_the_next_swap_follows_it() -> None:
-    """A misread voted out with no hand in the market: no game event, and what follows is
-    read against the corrected market."""
+def test_a_correction_is_a_correct_event_and_the_next_swap_follows_it() -> None:
+    """A misread voted out with no hand in the market: a `correct` event (not a swap) and a
+    notice, and what follows is read against the corrected market."""
     m = tracker()
     m.change(change([], ["QC", "8H", "QS", "6D"], 1.0), 1.0)
     fixed = ZoneChange("market", 2.0, ("8H",), ("6H",), ("QC", "8H", "QS", "6D"), ("QC", "6H", "QS", "6D"), corrections=(("8H", "6H"),))
     ev, no = m.correct(fixed, 2.0)  # type: ignore[misc]
-    assert ev == [] and [(n["type"], n["was"], n["now"]) for n in no] == [("misread_corrected", "8H", "6H")]
+    assert ev == [{"type": "correct", "was": "8H", "now": "6H", "t": 2.0}]
+    assert [(n["type"], n["was"], n["now"]) for n in no] == [("misread_corrected", "8H", "6H")]
     assert m.market == ("QC", "6H", "QS", "6D")
     ev, _ = m.change(change(["QC", "6H", "QS", "6D"], ["QC", "6H", "QS", "2C"], 3.0), 3.0)
     assert ev == [{"type": "swap", "give": "2C", "take": "6D", "t": 3.0}]

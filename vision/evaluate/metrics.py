@@ -17,6 +17,9 @@ from typing import Any
 
 #: Events that are not visible on camera: eval injects them from the truth at their times.
 INJECTED_TYPES: frozenset[str] = frozenset({"call", "close", "fold", "new_hand"})
+# The camera's corrections of its own misreads: applied to the referee, never scored (the
+# truth has no such events; the wrong deal or swap they follow is already counted).
+UNSCORED_TYPES: frozenset[str] = frozenset({"correct"})
 
 MISS = "-"  # confusion-matrix label: truth card not read / read card matching no truth card
 

@@ -179,7 +179,8 @@ def evaluate_recording(root: str | Path, opts: RunOptions, on_frame: Callable[[i
                 if ev.get("type") in M.INJECTED_TYPES:
                     ignored.append(ev)  # eval owns the invisible events
                     continue
-                pred_events.append(ev)
+                if ev.get("type") not in M.UNSCORED_TYPES:
+                    pred_events.append(ev)
                 ref.apply(ev)
             times.append(t)
             pred_markets.append(tuple(step.state.market) if step.state is not None else None)

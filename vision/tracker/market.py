@@ -113,8 +113,9 @@ class MarketTracker:
 
     def correct(self, ch: ZoneChange, t_event: float) -> tuple[list[Event], list[Event]] | None:
         """A change that only corrects misread identities (`ch.corrections`: the same cards,
-        no hand in the market since they were committed) → no game event, one notice per
-        card; None when it cannot be taken as such (no full market dealt before and after)."""
+        no hand in the market since they were committed) → one `correct` event per card (the
+        referee fixes its market: no swap, nobody moved) and a notice; None when it cannot be
+        taken as such (no full market dealt before and after)."""
         size = self.config.size
         if not ch.corrections or not self.dealt or len(ch.before) != size or len(ch.after) != size:
             return None
@@ -122,13 +123,15 @@ class MarketTracker:
         self.market = ch.after
         if Counter(ch.before) == Counter(self._last_full):
             self._last_full = ch.after
+        events: list[Event] = []
         notices: list[Event] = []
         for was, now in ch.corrections:
             self.seen[was] = max(0, self.seen[was] - 1)
             self.seen[now] += 1
+            events.append({"type": "correct", "was": was, "now": now, "t": t})
             notices.append({"type": "misread_corrected", "zone": ch.zone, "was": was, "now": now, "t": t,
                             "message": f"{was} in the market was a misread of {now} (no hand reached it)"})  # fmt: skip
-        return [], notices
+        return events, notices
 
     # ---- event builders ---------------------------------------------------------------
     def _deal(self, market: tuple[str, ...], t: float) -> tuple[list[Event], list[Event]]:

@@ -54,7 +54,8 @@ class TrackerConfig:
     max_reader_share: float | None = None
     # A market change that only corrects misread identities (the spot vote changed its mind
     # while no hand reached into the market: `ZoneChange.corrections`) fixes the state and
-    # emits a `misread_corrected` notice instead of a swap the table never saw. False: a swap.
+    # emits a `correct` event (the referee fixes its market) and a `misread_corrected` notice
+    # instead of a swap the table never saw. False: a swap.
     quiet_corrections: bool = True
     market_filter: FilterConfig = field(default_factory=lambda: FilterConfig(allowed_sizes=(4,)))
     zone_filter: FilterConfig = field(default_factory=FilterConfig)
