@@ -3,10 +3,13 @@
     nice -n 19 .venv/bin/python benchmarks/voice_replay.py dump --jobs 2           # ~10 CPU-min
     .venv/bin/python benchmarks/voice_replay.py eval '{}' '{"extra_words_db": 15}'  # tune voices
     .venv/bin/python benchmarks/voice_replay.py diagnose --voices kal16,rms '{}'    # why calls miss
+    ... dump --config DN.yaml --out CACHE/replay-dn --conditions 'clean,pink 20 dB'   # another front end
 
 `dump` runs the listener once per stream, condition and game at permissive thresholds
 (no pause rule, no decoys) and keeps every raw decoder candidate (phrase, start, end,
-score, frame when reported) and the stream's 10 ms frame levels. `eval` and `diagnose`
+score, frame when reported) and the stream's 10 ms frame levels (after the denoiser when
+`--config` switches it on: decoding, and so the dump, depend on it; keep one `--out` per
+front end). `eval` and `diagnose`
 then replay those candidates through the real `CallListener._decide` (same code: holds,
 arbitration, pause check, thresholds filtered from the recorded scores) under any config
 override, in about a second per config instead of minutes of decoding.
@@ -41,14 +44,20 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 import bench_voice as bv  # noqa: E402
 from voice_corpus import CONDITIONS, NAMES, load_corpus, with_noise  # noqa: E402
 
+from referee.voice.denoise import Denoiser  # noqa: E402
 from referee.voice.grammar import VoiceConfig, load_config  # noqa: E402
 from referee.voice.listener import CallListener, _Candidate  # noqa: E402
 
 GROUPS = {"clean": ("clean",), "20 dB": ("pink 20 dB", "babble 20 dB"), "10 dB": ("pink 10 dB", "babble 10 dB")}
 
 
-def frame_levels(pcm: np.ndarray) -> np.ndarray:
-    """dB of every 10 ms frame, exactly as the listener computes it."""
+def frame_levels(pcm: np.ndarray, config: VoiceConfig | None = None) -> np.ndarray:
+    """dB of every 10 ms frame, exactly as the listener computes it (of the cleaned audio
+    when the config switches the denoiser on: the listener's levels are taken after it)."""
+    if config is not None and config.denoise.enabled:
+        den = Denoiser(config.denoise)
+        raw = pcm.astype("<i2").tobytes()
+        pcm = np.frombuffer(den.process(raw) + den.flush(), dtype="<i2")
     n = len(pcm) // 160
     x = pcm[: n * 160].astype(np.float64).reshape(n, 160)
     return (10 * np.log10((x * x).mean(1) + 1.0)).astype(np.float32)
@@ -60,7 +69,7 @@ def _dump_job(job: tuple) -> tuple[str, float]:
     if path.is_file():
         return path.name, 0.0
     audio = with_noise(pcm, kind, snr, babble, seed=seed).astype(np.int16)
-    rec = {"stream": st, "cond": cname, "levels": frame_levels(audio), "games": {}}
+    rec = {"stream": st, "cond": cname, "levels": frame_levels(audio, config), "games": {}}
     t = time.process_time()
     for game in ([st.game] if st.kind == "calls" else ["kemps", "kems"]):
         res = bv.run_stream(audio, game, config)
@@ -72,11 +81,12 @@ def _dump_job(job: tuple) -> tuple[str, float]:
     return path.name, rec["cpu"]
 
 
-def dump(cache: Path, out: Path, jobs: int, test_calls: bool) -> None:
+def dump(cache: Path, out: Path, jobs: int, test_calls: bool, config_path: Path | None = None,
+         conditions: tuple[str, ...] | None = None) -> None:
     """Permissive pass over the tune voices' calls and tune chatter (every condition, the
     noise seeds of `bench_voice --tune`), and with `test_calls` the test voices' call
     streams (the seeds of the report), for diagnosis only."""
-    loose = replace(bv.permissive(load_config()), decoys=False)
+    loose = replace(bv.permissive(load_config(config_path)), decoys=False)  # its denoiser setting too
     streams, babble = load_corpus(cache, heldout_voices=bv.TEST_VOICES, tune_voices=bv.TUNE_VOICES)
     tune = [(pcm, st, cond) for pcm, st in streams
             if st.voice in bv.TUNE_VOICES and not st.kind.startswith("chatter-heldout") for cond in CONDITIONS]
@@ -85,6 +95,8 @@ def dump(cache: Path, out: Path, jobs: int, test_calls: bool) -> None:
         test = [(pcm, st, cond) for pcm, st in streams if st.voice in bv.TEST_VOICES for cond in CONDITIONS]
         work += [(pcm, st, cond, 1000 + k, babble, loose, out) for k, (pcm, st, cond) in enumerate(test)
                  if st.kind == "calls"]
+    if conditions:  # a subset; the noise seeds stay those of the full dump
+        work = [j for j in work if j[2][0] in conditions]
     out.mkdir(parents=True, exist_ok=True)
     work.sort(key=lambda j: -len(j[0]))
     from concurrent.futures import ProcessPoolExecutor
@@ -243,12 +255,14 @@ def main() -> int:
     ap.add_argument("--out", type=Path, default=None, help="where the dump is kept (default CACHE/replay-v1)")
     ap.add_argument("--config", type=Path, default=None, help="voice config the overrides apply to")
     ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--conditions", default=None, help="dump: only these conditions, e.g. 'clean,pink 20 dB'")
     ap.add_argument("--test-calls", action="store_true", help="dump: also the test voices' call streams (diagnosis)")
     ap.add_argument("--voices", default=",".join(bv.TUNE_VOICES), help="eval/diagnose: these voices (default tune)")
     args = ap.parse_intermixed_args()
     out = args.out or args.cache / "replay-v1"
     if args.what == "dump":
-        dump(args.cache, out, args.jobs, args.test_calls)
+        dump(args.cache, out, args.jobs, args.test_calls, args.config,
+             tuple(args.conditions.split(",")) if args.conditions else None)
         return 0
     recs = load_records(out, tuple(args.voices.split(",")))
     if not recs:

@@ -19,6 +19,8 @@ from typing import Any
 
 import yaml
 
+from referee.voice.denoise import DenoiseConfig
+
 CALLS: tuple[str, ...] = ("kemps", "cut", "kems", "double_kems", "contre_kems")
 DEFAULT_CONFIG = Path(__file__).resolve().parents[2] / "configs" / "voice.yaml"
 RULES_DIR = Path(__file__).resolve().parents[2] / "configs" / "rules"
@@ -135,12 +137,15 @@ class VoiceConfig:
     # a longer phrase whose extra words ("double" of "double kem's") are this many dB below
     # the shorter phrase inside it is not credible (they were background); None: no check
     extra_words_db: float | None = None
+    # optional noise reduction in front of the decoder (referee/voice/denoise.py)
+    denoise: DenoiseConfig = field(default_factory=DenoiseConfig)
 
 
 _PAUSE_FLOOR_KEYS = {"fraction": "pause_fraction", "min_db": "pause_min_db", "window_s": "floor_window_s",
                      "percentile": "floor_percentile", "direct": "pause_floor_direct"}
 
 _TOP_KEYS = {
+    "denoise",
     "pause_floor",
     "extra_words_db",
     "direct_pause_db",
@@ -220,6 +225,7 @@ def load_config(path: Path | str | None = None, overrides: dict[str, Any] | None
     extra_db = raw.get("extra_words_db")
     if extra_db is not None and not 0.0 <= float(extra_db) <= 60.0:
         raise VoiceConfigError(f"{p}: extra_words_db is a level difference in dB between 0 and 60, or null")
+    denoise = _denoise_config(p, raw.get("denoise"))
     decoy_thr = float(raw.get("decoy_threshold", 1e-30))
     if not 0.0 < decoy_thr < 1e100:
         raise VoiceConfigError(f"{p}: decoy_threshold must be a positive ratio, got {decoy_thr}")
@@ -245,8 +251,33 @@ def load_config(path: Path | str | None = None, overrides: dict[str, Any] | None
         direct_pause_db=pauses["direct_pause_db"],
         detect_pause_db=pauses["detect_pause_db"],
         extra_words_db=None if extra_db is None else float(extra_db),
+        denoise=denoise,
         **floor,
     )
+
+
+_DENOISE_RANGES = {"floor_db": (-40.0, 0.0), "window_s": (0.3, 5.0), "smooth": (0.0, 0.99),
+                   "bias": (0.5, 5.0), "over": (0.5, 4.0), "dd": (0.0, 0.999)}
+
+
+def _denoise_config(p: Path, raw: Any) -> DenoiseConfig:
+    """`denoise:` block: `enabled` and the numeric settings of DenoiseConfig, in range."""
+    if raw is None:
+        return DenoiseConfig()
+    if not isinstance(raw, dict):
+        raise VoiceConfigError(f"{p}: denoise must be a mapping (enabled, floor_db, window_s, ...)")
+    bad = sorted(set(raw) - {"enabled", *_DENOISE_RANGES})
+    if bad:
+        raise VoiceConfigError(f"{p}: unknown denoise key(s) {', '.join(bad)} "
+                               f"(known: {', '.join(sorted({'enabled', *_DENOISE_RANGES}))})")
+    vals: dict[str, Any] = {"enabled": bool(raw.get("enabled", False))}
+    for k, (lo, hi) in _DENOISE_RANGES.items():
+        if k in raw:
+            v = float(raw[k])
+            if not lo <= v <= hi:
+                raise VoiceConfigError(f"{p}: denoise.{k} = {v} out of range {lo}..{hi}")
+            vals[k] = v
+    return DenoiseConfig(**vals)
 
 
 def resolve_game(rules: str, overrides: Mapping[str, Any] | None = None) -> tuple[str, bool]:

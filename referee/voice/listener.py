@@ -15,6 +15,9 @@ How a detection is decided (each rule fixes a measured trap, see docs/voice.md):
   in a noisy room the detection drop asked is relative to the background (`pause_floor`);
 - a longer phrase must leave its extra words real time and real voice: "double kem's"
   fitted over background babble before a lone "kem's" is not credible (`extra_words_db`).
+Optionally (`denoise: enabled`) the audio first goes through a streaming noise reducer
+(referee/voice/denoise.py, +10 ms); the decoder, the VAD and the frame levels of the
+pause checks all see the cleaned audio, on the input's clock.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from referee.voice.denoise import Denoiser
 from referee.voice.grammar import Grammar, Phrase, VoiceConfig, build_grammar, load_config
 
 RATE = 16000
@@ -104,6 +108,7 @@ class CallListener:
         self._vad_bytes = int(self._vad.frame_bytes)
         self._chunk_bytes = max(1, int(RATE * self.config.chunk_ms / 1000)) * 2
         self._hold = max(0, round(self.config.hold_ms / 1000 / FRAME_S))
+        self._denoiser = Denoiser(self.config.denoise) if self.config.denoise.enabled else None
         self._buf = bytearray()
         self._vad_buf = bytearray()
         self._received = 0  # samples handed to feed()
@@ -131,7 +136,8 @@ class CallListener:
         if t0 is not None:
             self._t_base = t0 - self._received / RATE
         self._received += len(pcm16_mono_16k) // 2
-        self._buf.extend(pcm16_mono_16k)
+        # the denoiser's output is aligned sample for sample with its input (only later)
+        self._buf.extend(self._denoiser.process(pcm16_mono_16k) if self._denoiser else pcm16_mono_16k)
         out: list[VoiceCall] = []
         while len(self._buf) >= self._chunk_bytes:
             chunk = bytes(self._buf[: self._chunk_bytes])
@@ -142,6 +148,13 @@ class CallListener:
     def flush(self) -> list[VoiceCall]:
         """End of stream: decide everything still held and close the utterance."""
         out: list[VoiceCall] = []
+        if self._denoiser is not None:
+            self._buf.extend(self._denoiser.flush())
+            self._denoiser = Denoiser(self.config.denoise)  # a later stream starts afresh
+            while len(self._buf) >= self._chunk_bytes:
+                chunk = bytes(self._buf[: self._chunk_bytes])
+                del self._buf[: self._chunk_bytes]
+                out.extend(self._process(chunk))
         if self._buf:
             out.extend(self._process(bytes(self._buf)))
             self._buf.clear()
