@@ -6,6 +6,7 @@ import asyncio
 from concurrent.futures import ThreadPoolExecutor
 import json
 import struct
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -294,13 +295,14 @@ def test_demo_replays_the_recorded_calls_at_their_time(make_client, tmp_path: Pa
     calls = ((1.0, (("by", "W"), ("call", "cut"), ("target", "N"), ("type", "call"))),)
     source = VideoSource(path=video, calls=calls)
     with make_client(source=source, app_kwargs={"pipeline_factory": lambda s, layout, fps: pipeline}) as client:
-        for _ in range(200):
+        deadline = time.monotonic() + 30  # the video plays in real time; CI machines are shared
+        while time.monotonic() < deadline:
             history = client.get("/api/calls").json()["calls"]
             if history and history[0]["judged"]:
                 break
             client.portal.call(asyncio.sleep, 0.05)
         assert [(c["source"], c["by"], c["call"], c["target"]) for c in history] == [("recording", "W", "cut", "N")]
-        assert history[0]["accepted"], history
+        assert history[0]["judged"] and history[0]["accepted"], history
         assert client.get("/api/game").json()["awaiting"]["seats"] == ["N"]
 
 
