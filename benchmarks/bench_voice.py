@@ -106,6 +106,13 @@ def _matches(truth: Truth, call: str, target: str | None, start: float, end: flo
     return start <= truth.end + MATCH_AFTER_S and end >= truth.start - MATCH_BEFORE_S
 
 
+def first_match(truth: Truth, calls: list, used: set[int]) -> int | None:
+    """Index of the first call in `calls` ((call, …) pairs, in time order) not in `used`
+    that matches `truth`: each spoken call is credited to at most one detection."""
+    return next((i for i, (c, *_rest) in enumerate(calls)
+                 if i not in used and _matches(truth, c.call, c.target, c.t_start or c.t, c.t)), None)
+
+
 def _in_any_truth(truths: tuple[Truth, ...], start: float, end: float) -> bool:
     return any(start <= t.end + MATCH_AFTER_S and end >= t.start - MATCH_BEFORE_S for t in truths)
 
@@ -331,15 +338,11 @@ def evaluate(streams: list, babble: np.ndarray, config: VoiceConfig, voices: tup
                 continue
             used: set[int] = set()
             for t in st.truths:
-                hit = None
-                for i, (c, when) in enumerate(res.calls):
-                    if i not in used and _matches(t, c.call, c.target, c.t_start or c.t, c.t):
-                        hit = (i, c, when)
-                        break
-                row["det"][t.key].append((hit is not None, hit is not None and not hit[1].provisional))
-                if hit:
-                    used.add(hit[0])
-                    row["lat"].append(hit[2] - t.end)
+                k = first_match(t, res.calls, used)
+                row["det"][t.key].append((k is not None, k is not None and not res.calls[k][0].provisional))
+                if k is not None:
+                    used.add(k)
+                    row["lat"].append(res.calls[k][1] - t.end)
             for i, (c, _) in enumerate(res.calls):
                 if i not in used and _in_any_truth(st.truths, c.t_start or c.t, c.t):
                     row["confusions"] += 1

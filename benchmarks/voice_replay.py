@@ -175,8 +175,7 @@ def evaluate(recs: list[dict], config: VoiceConfig) -> dict:
                 continue
             used: set[int] = set()
             for t in st.truths:
-                hit = next((k for k, (c, _) in enumerate(calls)
-                            if k not in used and bv._matches(t, c.call, c.target, c.t_start or c.t, c.t)), None)
+                hit = bv.first_match(t, calls, used)
                 if hit is not None:
                     used.add(hit)
                 row["det"][t.key].append((hit is not None, hit is not None and not calls[hit][0].provisional))
@@ -216,8 +215,7 @@ def diagnose(recs: list[dict], config: VoiceConfig) -> dict:
         every = rp.candidates(rec, st.game, every=True)
         used: set[int] = set()
         for t in st.truths:
-            hit = next((k for k, (c, _) in enumerate(calls)
-                        if k not in used and bv._matches(t, c.call, c.target, c.t_start or c.t, c.t)), None)
+            hit = bv.first_match(t, calls, used)
             if hit is not None:
                 used.add(hit)
                 out[(rec["cond"], t.key)]["heard"] += 1
