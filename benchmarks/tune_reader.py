@@ -39,6 +39,9 @@ def main() -> int:
     current = (m.fuse_indices, m.detector_conf, m.min_index_p, m.min_card_p)  # what reader.json ships
     reader.detector.conf = 0.02
     reader.meta.min_index_p = 0.0
+    # A two-view reader keeps asking its second view only about boxes at or above the shipped
+    # min_index_p (TwoViewClassifier.min_index_p): rows at that value are exact, rows below it
+    # are without the second view for the extra boxes they let in.
     decks = {k: v for k, v in held_out_decks(4).items() if k.endswith("(val)")}
     rng = np.random.default_rng(args.seed)
     frames = []

@@ -148,14 +148,16 @@ def stage_export(cfg: TrainConfig, out: Path, export_dir: Path) -> dict:
         suits=SUITS,
         geometry=geom,
     )
+    scenes = None
     if cfg.int8:  # measured ~2x (detector) and ~4x (classifier) less CPU: MODEL_CARD.md
-        from vision.train.quantize import quantize_reader
+        from vision.train.quantize import calibration_scenes, quantize_reader
 
-        q = quantize_reader(export_dir, meta.detector_input_hw, meta.classifier_size, meta.classifier_pad, cfg.int8_scenes)
+        scenes = calibration_scenes(cfg.int8_scenes)  # drawn once, for every network quantized
+        q = quantize_reader(export_dir, meta.detector_input_hw, meta.classifier_size, meta.classifier_pad, scenes=scenes)
         meta = dataclasses.replace(meta, detector_file=q["detector"].name, classifier_file=q["classifier"].name)
         files.update({"detector_int8": q["detector"], "classifier_int8": q["classifier"]})
     if cfg.second_view.classifier_from:
-        meta = export_second_view(cfg, export_dir, meta, files)
+        meta = export_second_view(cfg, export_dir, meta, files, scenes)
     unknown = set(cfg.runtime) - set(ReaderMeta.__dataclass_fields__)
     if unknown:
         raise ValueError(f"runtime: unknown reader.json key(s) {', '.join(sorted(unknown))}")
@@ -164,8 +166,11 @@ def stage_export(cfg: TrainConfig, out: Path, export_dir: Path) -> dict:
     return {k: str(v) for k, v in files.items()}
 
 
-def export_second_view(cfg: TrainConfig, export_dir: Path, meta: ReaderMeta, files: dict) -> ReaderMeta:
-    """Copy (and quantize) an earlier round's classifier as the reader's second view."""
+def export_second_view(
+    cfg: TrainConfig, export_dir: Path, meta: ReaderMeta, files: dict, scenes: list | None = None
+) -> ReaderMeta:
+    """Copy (and quantize, on `scenes` or freshly drawn calibration tables) an earlier
+    round's classifier as the reader's second view."""
     sv = cfg.second_view
     src = Path(sv.classifier_from)
     if not src.is_file():
@@ -176,7 +181,9 @@ def export_second_view(cfg: TrainConfig, export_dir: Path, meta: ReaderMeta, fil
     if cfg.int8:
         from vision.train.quantize import calibration_scenes, quantize_classifier
 
-        dst = quantize_classifier(dst, calibration_scenes(cfg.int8_scenes), export_dir / "index_classifier2_int8.xml", sv.size, sv.pad)
+        if scenes is None:
+            scenes = calibration_scenes(cfg.int8_scenes)
+        dst = quantize_classifier(dst, scenes, export_dir / "index_classifier2_int8.xml", sv.size, sv.pad)
         files["classifier2_int8"] = dst
     return dataclasses.replace(
         meta, classifier2_file=dst.name, classifier2_size=sv.size, classifier2_pad=sv.pad,

@@ -75,11 +75,13 @@ def quantize_classifier(onnx: Path, scenes: list, out_xml: Path, size: int, pad:
 
 
 def quantize_reader(
-    model_dir: Path, input_hw: tuple[int, int], crop_size: int, crop_pad: float, n_scenes: int = 96
+    model_dir: Path, input_hw: tuple[int, int], crop_size: int, crop_pad: float, n_scenes: int = 96,
+    scenes: list | None = None,
 ) -> dict[str, Path]:
     """Write index_detector_int8.xml/.bin and index_classifier_int8.xml/.bin in model_dir
-    from its float index_detector.xml and index_classifier.onnx."""
-    scenes = calibration_scenes(n_scenes)
+    from its float index_detector.xml and index_classifier.onnx (`scenes`: calibration
+    tables already drawn, else `n_scenes` of them)."""
+    scenes = calibration_scenes(n_scenes) if scenes is None else scenes
     return {
         "detector": quantize_detector(model_dir / "index_detector.xml", scenes, model_dir / "index_detector_int8.xml", input_hw),
         "classifier": quantize_classifier(
