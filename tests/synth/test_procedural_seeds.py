@@ -57,3 +57,51 @@ def test_only_degenerate_seeds_are_clamped() -> None:
 def test_every_train_seed_builds() -> None:
     for seed in TRAIN_SEEDS:
         _check(seed, 120)
+
+
+# ---------------------------------------------------------------- variety 2 (round 5 data)
+
+
+def test_variety_1_is_the_default_and_unchanged_by_variety_2() -> None:
+    # earlier rounds and the held-out benchmarks name their designs by seed alone
+    a = make_procedural_deck(57, height=160)
+    b = make_procedural_deck(57, height=160, variety=1)
+    assert all(np.array_equal(a.faces[c], b.faces[c]) for c in ("KC", "10H"))
+    wide = make_procedural_deck(57, height=160, variety=2)
+    assert wide.name == "procedural-v2-57" and a.name == "procedural-57"
+    assert _style(57, 300) == _style(57, 300, 1)
+
+
+def test_variety_2_widens_the_index_layout() -> None:
+    v1 = [_style(s, 300) for s in range(3400, 3600)]
+    v2 = [_style(s, 300, 2) for s in range(3400, 3600)]
+    assert max(s.rank_h for s in v2) > max(s.rank_h for s in v1) + 0.02
+    assert max(s.gap for s in v2) > 0.4 and {s.gap for s in v1} == {0.15}
+    assert any(s.stroke > 0 for s in v2) and not any(s.stroke for s in v1)
+    # same font, letters and colours: only the index layout is redrawn
+    assert all((a.font, a.letters, a.colours) == (b.font, b.letters, b.colours) for a, b in zip(v1, v2))
+
+
+@pytest.mark.parametrize("seed", (3400, 3417, 5399))
+def test_variety_2_seeds_build(seed: int) -> None:
+    deck = make_procedural_deck(seed, height=160, variety=2)
+    assert set(deck.faces) == set(CARDS)
+    boxes = np.asarray(deck.index_boxes["10H"])
+    assert (boxes >= 0).all() and (boxes <= 1).all()
+
+
+def test_unknown_variety_is_refused() -> None:
+    with pytest.raises(ValueError, match="variety"):
+        _style(1, 300, 3)
+
+
+def test_training_pools_name_variety_2_for_train_designs_only() -> None:
+    from vision.train.config import DataConfig
+    from vision.train.dataset import DeckSpec
+    from vision.train.pipeline import deck_pools
+
+    cfg = DataConfig(procedural={"train": (3400, 3402), "val": (1_000_000, 1_000_001)}, procedural_variety=2, real_decks=False)
+    proc, _ = deck_pools(cfg)
+    assert [s.name for s in proc["train"]] == ["procedural-v2:3400", "procedural-v2:3401"]
+    assert [s.name for s in proc["val"]] == ["procedural:1000000"]
+    assert DeckSpec("procedural-v2:3400", "procedural-train").load(height=120).name == "procedural-v2-3400"

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -84,9 +84,39 @@ class Style:
     back_colour: tuple[int, int, int]
     back_pattern: str
     bold_court_letter: bool
+    gap: float = 0.15  # rank-to-suit gap / rank height
+    stroke: int = 0  # extra ink around the index glyphs (px at the supersampled size): bold prints
 
 
-def _style(seed: int, height: int) -> Style:
+# Variety 2 widens the index layout beyond variety 1's ranges. Why: the detector misses
+# indices of layouts unlike the trained designs (big ranks, a suit far below its rank,
+# heavy prints, wide margins). Drawn from a second generator, so a seed's variety-1 design
+# is unchanged and earlier rounds stay reproducible.
+VARIETIES = (1, 2)
+
+
+def _widen(st: Style, seed: int) -> Style:
+    r = random.Random(seed * 7919 + 2)
+    return replace(
+        st,
+        rank_h=r.uniform(0.06, 0.17),
+        suit_scale=r.uniform(0.45, 1.05),
+        gap=r.choice((r.uniform(0.05, 0.25), r.uniform(0.25, 0.7))),
+        margin_x=r.uniform(0.025, 0.12),
+        margin_y=r.uniform(0.02, 0.09),
+        side_by_side=r.random() < 0.15,
+        stroke=r.choice((0, 0, 0, 1, 2)),
+    )
+
+
+def _style(seed: int, height: int, variety: int = 1) -> Style:
+    if variety not in VARIETIES:
+        raise ValueError(f"procedural variety must be one of {VARIETIES}, not {variety!r}")
+    st = _style_v1(seed, height)
+    return _widen(st, seed) if variety == 2 else st
+
+
+def _style_v1(seed: int, height: int) -> Style:
     r = random.Random(seed)
     latin, cyr = font_paths()
     letters_key = r.choices(list(LETTER_WEIGHTS), weights=list(LETTER_WEIGHTS.values()))[0]
@@ -245,21 +275,23 @@ def _index_patch(st: Style, rank: str, suit: str) -> Image.Image:
     text = st.letters.get(rank, rank)
     size = max(6, int(st.rank_h * H * 1.35))
     font = ImageFont.truetype(str(st.font), size)
-    tb = font.getbbox(text)
+    tb = font.getbbox(text, stroke_width=st.stroke)
     tw, th = tb[2] - tb[0], tb[3] - tb[1]
     if text == "10" and tw > th * 1.3:  # most decks squeeze "10"
         tw_target = int(th * 1.2)
     else:
         tw_target = tw
     sh = th * st.suit_scale
-    gap = th * 0.15
+    gap = th * st.gap
     if st.side_by_side:
         W, Hh = int(tw_target + gap + sh * 0.9 + 4), int(max(th, sh) + 4)
     else:
         W, Hh = int(max(tw_target, sh * 0.9) + 4), int(th + gap + sh + 4)
     img = Image.new("RGBA", (W, Hh), (0, 0, 0, 0))
     glyph = Image.new("RGBA", (tw + 2, th + 2), (0, 0, 0, 0))
-    ImageDraw.Draw(glyph).text((-tb[0] + 1, -tb[1] + 1), text, font=font, fill=colour + (255,))
+    ImageDraw.Draw(glyph).text(
+        (-tb[0] + 1, -tb[1] + 1), text, font=font, fill=colour + (255,), stroke_width=st.stroke, stroke_fill=colour + (255,)
+    )
     if tw_target != tw:
         glyph = glyph.resize((tw_target + 2, th + 2), Image.LANCZOS)
     d = ImageDraw.Draw(img)
@@ -395,20 +427,22 @@ def _back(st: Style) -> np.ndarray:
 
 
 @functools.lru_cache(maxsize=64)
-def make_procedural_deck(seed: int, height: int = 300) -> DeckArt:
-    """A deck design of our own named by `seed` (family "procedural-<seed>")."""
-    st = _style(seed, height)
+def make_procedural_deck(seed: int, height: int = 300, variety: int = 1) -> DeckArt:
+    """A deck design of our own named by `seed` (family "procedural-<seed>"); `variety` 2
+    draws the same seed with the wider index layouts of `_widen`."""
+    st = _style(seed, height, variety)
     faces: dict[str, np.ndarray] = {}
     boxes: dict[str, list[tuple[float, float, float, float]]] = {}
     for card in CARDS:
         faces[card], boxes[card] = _face(st, card)
+    tag = f"procedural-{seed}" if variety == 1 else f"procedural-v{variety}-{seed}"
     return DeckArt(
-        name=f"procedural-{seed}",
-        family=f"procedural-{seed}",
+        name=tag,
+        family=tag,
         faces=faces,
         back=_back(st),
         index_boxes=boxes,
-        meta={"source": "procedural", "font": st.font.name, "letters": st.letters, "seed": seed},
+        meta={"source": "procedural", "font": st.font.name, "letters": st.letters, "seed": seed, "variety": variety},
     )
 
 

@@ -24,6 +24,9 @@ class DataConfig:
     procedural: dict[str, tuple[int, int]] = field(
         default_factory=lambda: {"train": (0, 400), "val": (1_000_000, 1_000_012), "test": (2_000_000, 2_000_012)}
     )
+    # 2: training designs drawn with wider index layouts (vision.synth.procedural._widen);
+    # held-out designs always keep variety 1, so benchmarks compare across rounds
+    procedural_variety: int = 1
     real_decks: bool = True  # add the art cache's decks, split by family (vision.synth.splits)
     real_weight: float = 0.5  # share of chunks drawn from real decks when both exist
     detector_tiles: bool = True  # false: classifier crops only (a classifier-only data round)

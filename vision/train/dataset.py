@@ -26,14 +26,16 @@ from vision.train.samples import SampleConfig, scene_samples
 
 @dataclass(frozen=True, slots=True)
 class DeckSpec:
-    name: str  # "procedural:17" or a cache deck name
+    name: str  # "procedural:17", "procedural-v2:17" (wider layouts) or a cache deck name
     family: str
 
     def load(self, height: int = 300):  # -> DeckArt
-        if self.name.startswith("procedural:"):
+        if self.name.startswith("procedural"):
             from vision.synth.procedural import make_procedural_deck
 
-            return make_procedural_deck(int(self.name.split(":", 1)[1]), height=height)
+            kind, seed = self.name.split(":", 1)
+            variety = int(kind.removeprefix("procedural-v")) if kind != "procedural" else 1
+            return make_procedural_deck(int(seed), height=height, variety=variety)
         from vision.synth.decks import load_decks
 
         return load_decks([self.name])[0]

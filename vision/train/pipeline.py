@@ -32,7 +32,10 @@ def deck_pools(cfg: DataConfig) -> tuple[dict[str, list[DeckSpec]], dict[str, li
         seeds = PROCEDURAL_SEEDS.get(split)
         if seeds is None or a not in seeds or (b - 1) not in seeds:
             raise ValueError(f"procedural seeds {a}..{b} are not all in the {split} range of vision.synth.splits")
-    proc = {s: [DeckSpec(f"procedural:{i}", f"procedural-{s}") for i in range(a, b)] for s, (a, b) in cfg.procedural.items()}
+    def kind(split: str) -> str:
+        return f"procedural-v{cfg.procedural_variety}" if split == "train" and cfg.procedural_variety != 1 else "procedural"
+
+    proc = {s: [DeckSpec(f"{kind(s)}:{i}", f"procedural-{s}") for i in range(a, b)] for s, (a, b) in cfg.procedural.items()}
     real: dict[str, list[DeckSpec]] = {}
     if cfg.real_decks:
         real = real_deck_pools()
