@@ -37,6 +37,12 @@ class CardDetections:
     cards:       N canonical card strings ("10H").
     index_boxes: N lists of (x1, y1, x2, y2) for the corner indices that formed the card.
     quads:       optional (N, 4, 2) float32 card outline, clockwise from top-left.
+    alternatives: optional, per card the reader's most likely identities, best first, as
+                 (card, probability) pairs (at most `vision.reader.grouping.TOP_K`); the
+                 first is (cards[i], confidence[i]) and the others are on the same scale
+                 (the probability that this physical card is that identity). None: the
+                 reader gave only its top card. The tracker's deck prior resolves a read
+                 whose top card cannot be on the table to its runner-up.
     """
 
     xyxy: np.ndarray
@@ -44,6 +50,7 @@ class CardDetections:
     cards: list[str]
     index_boxes: list[list[tuple[float, float, float, float]]] = field(default_factory=list)
     quads: np.ndarray | None = None
+    alternatives: list[tuple[tuple[str, float], ...]] | None = None
 
     def __post_init__(self) -> None:
         self.xyxy = np.asarray(self.xyxy, dtype=np.float32).reshape(-1, 4)
@@ -59,10 +66,21 @@ class CardDetections:
             raise ValueError("CardDetections: index_boxes length differs from boxes")
         if self.quads is not None:
             self.quads = np.asarray(self.quads, dtype=np.float32).reshape(n, 4, 2)
+        if self.alternatives is not None:
+            self.alternatives = [tuple((str(c), float(p)) for c, p in alts) for alts in self.alternatives]
+            if len(self.alternatives) != n:
+                raise ValueError("CardDetections: alternatives length differs from boxes")
 
     @classmethod
     def empty(cls) -> CardDetections:
         return cls(np.zeros((0, 4), np.float32), np.zeros((0,), np.float32), [])
+
+    def candidates(self, i: int) -> tuple[tuple[str, float], ...]:
+        """Card i's identities (card, probability), best first: its alternatives, or its
+        top card alone when the reader gave none."""
+        if self.alternatives is not None and self.alternatives[i]:
+            return self.alternatives[i]
+        return ((self.cards[i], float(self.confidence[i])),)
 
     def __len__(self) -> int:
         return len(self.cards)
@@ -75,6 +93,7 @@ class CardDetections:
             cards=[self.cards[i] for i in idx],
             index_boxes=[self.index_boxes[i] for i in idx],
             quads=None if self.quads is None else self.quads[idx],
+            alternatives=None if self.alternatives is None else [self.alternatives[i] for i in idx],
         )
 
     @property
@@ -90,6 +109,7 @@ class CardDetections:
             cards=list(self.cards),
             index_boxes=[[(b[0] + dx, b[1] + dy, b[2] + dx, b[3] + dy) for b in boxes] for boxes in self.index_boxes],
             quads=None if self.quads is None else self.quads + np.array([dx, dy], np.float32),
+            alternatives=None if self.alternatives is None else list(self.alternatives),
         )
 
     def to_json(self, image_wh: tuple[int, int] | None = None) -> list[dict[str, Any]]:

@@ -152,3 +152,25 @@ def test_fused_single_index_keeps_its_own_probability() -> None:
     (card,) = group_indices([a], GEOM, labels=(RANKS_T, SUITS_T))
     joint = float(np.outer(a.rank_probs, a.suit_probs).max())  # type: ignore[arg-type]
     assert card.card == "7D" and card.confidence == pytest.approx(joint * 0.8, rel=1e-3)
+
+
+def test_fused_card_lists_its_runners_up_on_the_confidence_scale() -> None:
+    """`CardGroup.alternatives`: the top identity (exactly card, confidence) then the next
+    most likely ones, each probability × the same "is an index" factor."""
+    from vision.reader.grouping import TOP_K
+
+    a, _ = card_indices("QS", (200, 200), 0)
+    a = with_probs(a, {"QS": 0.55, "QC": 0.4})
+    a.index_p = 0.9
+    (card,) = group_indices([a], GEOM, labels=(RANKS_T, SUITS_T))
+    alts = card.alternatives
+    assert len(alts) == TOP_K and alts[0] == (card.card, card.confidence)
+    assert [c for c, _ in alts[:2]] == ["QS", "QC"]
+    post = np.outer(a.rank_probs, a.suit_probs).ravel()  # type: ignore[arg-type]
+    post /= post.sum()
+    assert alts[1][1] == pytest.approx(float(post[RANKS_T.index("Q") * 4 + SUITS_T.index("C")]) * 0.9, rel=1e-3)
+    assert alts[0][1] >= alts[1][1] >= alts[2][1]
+    # Without distributions there is nothing but the top card.
+    b, _ = card_indices("7D", (200, 200), 0)
+    (plain,) = group_indices([b], GEOM)
+    assert plain.alternatives == ()

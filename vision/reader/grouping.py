@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+TOP_K = 3  # identities kept per card in `CardGroup.alternatives` (the top one and two runners-up)
+
 
 @dataclass(frozen=True, slots=True)
 class CardGeometry:
@@ -80,6 +82,9 @@ class CardGroup:
     confidence: float
     members: list[IndexObs] = field(default_factory=list)
     quad: np.ndarray | None = None  # (4, 2) clockwise from the card's top-left
+    # The TOP_K most likely identities (card, probability), best first, on the scale of
+    # `confidence` (the first is (card, confidence)); empty when only the top card is known.
+    alternatives: tuple[tuple[str, float], ...] = ()
 
     @property
     def index_boxes(self) -> list[tuple[float, float, float, float]]:
@@ -233,9 +238,25 @@ def _fused_groups(obs: list[IndexObs], geom: CardGeometry, ranks: tuple[str, ...
         items = [obs[i] for i in members]
         g = _make_group(card, items, geom)
         # one member: exactly its own p (rank_p * suit_p * index_p), as without fusion
-        g.confidence = float(post[k]) * (1.0 - float(np.prod([1.0 - m.index_p for m in items])))
+        index_p = 1.0 - float(np.prod([1.0 - m.index_p for m in items]))
+        g.confidence = float(post[k]) * index_p
+        g.alternatives = _top_k(post, index_p, ranks, suits, g.card, g.confidence)
         out.append(g)
     return out
+
+
+def _top_k(
+    post: np.ndarray, scale: float, ranks: tuple[str, ...], suits: tuple[str, ...], card: str, confidence: float
+) -> tuple[tuple[str, float], ...]:
+    """The TOP_K identities of a card's posterior `post` (rank-major), each probability × `scale`;
+    the first is exactly (card, confidence)."""
+    k = min(TOP_K, len(post))
+    out = [(card, confidence)]
+    for i in np.argsort(post)[::-1][:k].tolist():  # one numpy call: 52 identities
+        c = ranks[i // len(suits)] + suits[i % len(suits)]
+        if c != card and len(out) < k:
+            out.append((c, float(post[i]) * scale))
+    return tuple(out)
 
 
 def group_indices(

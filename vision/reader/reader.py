@@ -271,6 +271,7 @@ def _detections(groups: list[CardGroup]) -> CardDetections:
         cards=[g.card for g in groups],
         index_boxes=[g.index_boxes for g in groups],
         quads=quads,
+        alternatives=[g.alternatives or ((g.card, g.confidence),) for g in groups],
     )
 
 
