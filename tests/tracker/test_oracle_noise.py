@@ -70,3 +70,27 @@ def test_persistence_makes_runs_of_errors() -> None:
         return sum(runs) / len(runs)
 
     assert mean_run(0.8) > 2 * mean_run(0.0)
+
+
+def test_alternatives_are_drawn_apart_from_the_noise() -> None:
+    """Every read carries alternatives (top card first, on the confidence scale); the reads,
+    drops and misreads of a seed are those it had before alternatives existed (own stream);
+    a misread's true card is often, not always, among them."""
+    noise = ReadNoise(drop=0.2, misread=0.3, persist=0.0, seed=5)
+    r = reader(noise)
+    img = np.zeros((100, 400, 3), np.uint8)
+    among = wrong = 0
+    for i in range(300):
+        r.index = i
+        d = r.read(img)
+        assert d.alternatives is not None and len(d.alternatives) == len(d)
+        for card, conf, alts in zip(d.cards, d.confidence, d.alternatives):
+            assert alts[0] == (card, pytest.approx(float(conf))) and len(alts) == 3
+            assert alts[0][1] >= alts[1][1] >= alts[2][1]
+            if card not in CARDS:
+                wrong += 1
+                among += any(c in CARDS for c, _ in alts[1:])
+    assert wrong > 50 and 0.6 * wrong < among < 0.95 * wrong  # measured on the real reader: 80 %
+    clean = reader(None)
+    clean.index = 0
+    assert clean.read(img).alternatives == [((c, 1.0),) for c in CARDS]

@@ -18,6 +18,16 @@ tracker holds up when reads are wrong (the shipped reader's card F1 is about 0.7
   card under the same light. The long-run rates stay `drop` and `misread`.
 
 Same seed and same reads: the same errors (the tracker reads deterministically).
+
+Every read also carries the reader's alternatives (`CardDetections.alternatives`: the top
+card and two runners-up with their probabilities), as the shipped reader gives them. With
+noise they are drawn to match what the shipped reader (round 4) gives on the development
+recordings (sim seeds 9001/9002, Kemps and Kem's market reads matched to the card truth;
+`_ALT_*` below): after a misread, the true card is the runner-up 53 % of the time, third
+27 %, absent 20 %, at 0.07–0.53 (10–90 %) of the top card's probability; after a right
+read, the runner-up (the card's systematic confusion) has a median 0.0006 of its
+probability. They come from a random stream of their own: the reads, drops and misreads
+of a seed are the same as without them.
 """
 
 from __future__ import annotations
@@ -95,6 +105,37 @@ def _confusion(card: str, seed: int, deck: list[str]) -> str:
     return pool[(h >> 1) % len(pool)]
 
 
+# Quantiles (0, 5, …, 100 %) of the shipped reader's (round 4) alternative/top probability
+# ratios on the development recordings (sim seeds 9001/9002, Kemps + Kem's, 2153 market reads
+# matched to the card truth): the runner-up of a right read; the true card of a misread when
+# it is among the alternatives; the runner-up of a misread.
+_ALT_RIGHT = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0001, 0.0001, 0.0003, 0.0006, 0.0015, 0.0028, 0.0058, 0.0139,
+              0.0246, 0.0414, 0.0734, 0.1359, 0.2653, 0.936)  # fmt: skip
+_ALT_TRUE = (0.0076, 0.0709, 0.1067, 0.1378, 0.1477, 0.1786, 0.2027, 0.2178, 0.2334, 0.259, 0.2757, 0.2957, 0.3104,
+             0.3264, 0.3665, 0.4077, 0.4375, 0.467, 0.5301, 0.853, 0.9671)  # fmt: skip
+_ALT_SECOND = (0.0148, 0.0553, 0.1293, 0.1707, 0.1999, 0.2268, 0.2466, 0.2677, 0.2777, 0.2906, 0.3064, 0.3229, 0.3398,
+               0.3777, 0.4069, 0.4321, 0.4573, 0.4886, 0.5526, 0.7066, 0.9671)  # fmt: skip
+# Where a misread's true card is among its alternatives (2nd, 3rd, else absent): 138, 70 and
+# 51 of 259 misreads on the same reads.
+_ALT_TRUE_AT = (0.53, 0.27)
+
+
+def _ratio(rng: np.random.Generator, quantiles: tuple[float, ...]) -> float:
+    """A draw from the distribution given by its quantiles (piecewise linear inverse CDF)."""
+    u = float(rng.random()) * (len(quantiles) - 1)
+    i = min(int(u), len(quantiles) - 2)
+    return quantiles[i] + (u - i) * (quantiles[i + 1] - quantiles[i])
+
+
+def _neighbour(card: str, avoid: set[str], rng: np.random.Generator, deck: list[str]) -> str:
+    """A card a reader could take `card` for (same rank or same suit), not in `avoid`."""
+    from referee.cards import rank_of
+
+    pool = [c for c in deck if c not in avoid and (rank_of(c) == rank_of(card) or c[-1] == card[-1])]
+    pool = pool or [c for c in deck if c not in avoid]
+    return pool[int(rng.integers(len(pool)))]
+
+
 class OracleReader:
     """`read(image, roi)` returns the truth cards of the current frame inside `roi`
     (with `noise`, wrong in the seeded ways `ReadNoise` describes)."""
@@ -111,6 +152,8 @@ class OracleReader:
         self.noise = noise if noise is not None and noise.active else None
         self._rng = np.random.default_rng(noise.seed if noise is not None else 0)
         self._state: dict[tuple[str, int], int] = {}  # (card, copy) → 0 read, 1 dropped, 2 misread
+        # The alternatives' own stream: the noise's draws stay those of the seed without them.
+        self._alt_rng = np.random.default_rng([noise.seed if noise is not None else 0, 0xA17])
         from referee.cards import ALL_CARDS
 
         self._deck = list(ALL_CARDS)
@@ -125,7 +168,33 @@ class OracleReader:
         if not cards:
             return CardDetections.empty()
         boxes: Any = np.array([c.box for c in cards], np.float32)
-        return CardDetections(boxes, np.ones(len(cards), np.float32), [c.card for c in cards])
+        return CardDetections(
+            boxes, np.ones(len(cards), np.float32), [c.card for c in cards], alternatives=[((c.card, 1.0),) for c in cards]
+        )
+
+    def _alternatives(self, top: str, conf: float, true: str | None) -> tuple[tuple[str, float], ...]:
+        """The top card and two runners-up as the shipped reader gives them (module docstring):
+        `true` is the card really there (None: a spurious read)."""
+        rng, deck = self._alt_rng, self._deck
+        nz = self.noise
+        assert nz is not None
+        if true == top:  # a right read: its systematic confusion, then a lesser one
+            second = _confusion(top, nz.seed, deck)
+            r2 = _ratio(rng, _ALT_RIGHT)
+            third = _neighbour(top, {top, second}, rng, deck)
+            r3 = r2 * float(rng.random())
+            return ((top, conf), (second, conf * r2), (third, conf * r3))
+        u = float(rng.random())
+        if true is not None and u < _ALT_TRUE_AT[0]:  # the true card is the runner-up
+            r2 = _ratio(rng, _ALT_TRUE)
+            other = _neighbour(top, {top, true}, rng, deck)
+            return ((top, conf), (true, conf * r2), (other, conf * r2 * float(rng.random())))
+        second = _neighbour(top, {top} | ({true} if true else set()), rng, deck)
+        r2 = _ratio(rng, _ALT_SECOND)
+        if true is not None and u < _ALT_TRUE_AT[0] + _ALT_TRUE_AT[1]:  # the true card third
+            return ((top, conf), (second, conf * r2), (true, conf * r2 * float(rng.random())))
+        third = _neighbour(top, {top, second} | ({true} if true else set()), rng, deck)
+        return ((top, conf), (second, conf * r2), (third, conf * r2 * float(rng.random())))
 
     def _noisy(self, cards: tuple[Any, ...]) -> CardDetections:
         nz, rng = self.noise, self._rng
@@ -133,6 +202,7 @@ class OracleReader:
         out_cards: list[str] = []
         out_boxes: list[tuple[float, float, float, float]] = []
         out_conf: list[float] = []
+        out_true: list[str | None] = []
         copies: dict[str, int] = {}
         for c in cards:
             key = (c.card, copies.get(c.card, 0))
@@ -153,12 +223,15 @@ class OracleReader:
                 out_cards.append(c.card)
                 out_conf.append(float(rng.uniform(0.55, 1.0)))
             out_boxes.append(tuple(c.box))
+            out_true.append(c.card)
         if cards and rng.random() < nz.extra:
             near = cards[int(rng.integers(len(cards)))].box
             dx, dy = rng.uniform(-0.5, 0.5, 2) * np.array([near[2] - near[0], near[3] - near[1]])
             out_cards.append(self._deck[int(rng.integers(len(self._deck)))])
             out_boxes.append((near[0] + dx, near[1] + dy, near[2] + dx, near[3] + dy))
             out_conf.append(float(rng.uniform(0.3, 0.7)))
+            out_true.append(None)
         if not out_cards:
             return CardDetections.empty()
-        return CardDetections(np.array(out_boxes, np.float32), np.array(out_conf, np.float32), out_cards)
+        alts = [self._alternatives(c, p, tc) for c, p, tc in zip(out_cards, out_conf, out_true)]
+        return CardDetections(np.array(out_boxes, np.float32), np.array(out_conf, np.float32), out_cards, alternatives=alts)
