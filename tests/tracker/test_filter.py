@@ -300,3 +300,71 @@ def test_after_an_arm_a_spot_read_as_its_stable_card_is_that_card() -> None:
     out = [feed_conf(f, MARKET, [0.99, 0.99, 0.99, 0.99], 4 + i / 10) for i in range(6)]
     ch = next(c for c in out if c is not None)
     assert ch.removed == ("KC",) and ch.added == ("KD",) and ch.corrections == (("KC", "KD"),)
+
+
+# ---- deck prior (one deck: each card once) -------------------------------------------------
+TRUE = ["AS", "KD", "3S", "AC"]
+# AC (4th) is read as AS at 0.54 on every read, with AC as the runner-up: AS is sure at spot 0.
+AMBIGUOUS = [(("AS", 0.99),), (("KD", 0.99),), (("3S", 0.99),), (("AS", 0.54), ("AC", 0.44), ("AH", 0.01))]
+
+
+def feed_cands(f: ZoneFilter, cands: list[tuple[tuple[str, float], ...]], t: float):
+    cards = [c[0][0] for c in cands]
+    conf = np.array([c[0][1] for c in cands], np.float32)
+    return f.update(cards, conf, boxes(len(cards)), t, candidates=cands)
+
+
+def deal(cfg: FilterConfig, one_deck: bool, excluded: frozenset[str] = frozenset(), reads=AMBIGUOUS) -> ZoneFilter:
+    f = ZoneFilter("market", cfg)
+    f.one_deck, f.excluded = one_deck, excluded
+    for i in range(12):
+        feed_cands(f, reads, i / 10)
+    return f
+
+
+def test_deck_prior_resolves_a_card_sure_elsewhere_to_its_runner_up() -> None:
+    f = deal(FilterConfig(allowed_sizes=(4,), deck_prior=0.05), one_deck=True)
+    assert sorted(f.cards) == sorted(TRUE)
+    # Off (default), the same reads keep the duplicate: two aces of spades.
+    g = deal(FilterConfig(allowed_sizes=(4,)), one_deck=True)
+    assert sorted(g.cards) == sorted(["AS", "KD", "3S", "AS"])
+
+
+def test_deck_prior_never_applies_to_a_two_deck_game() -> None:
+    """Two decks (or Khmer, or an unknown game): two AS are legal, nothing is excluded; the
+    discard pile is not used either."""
+    f = deal(FilterConfig(allowed_sizes=(4,), deck_prior=0.0), one_deck=False, excluded=frozenset({"AS"}))
+    assert sorted(f.cards) == sorted(["AS", "KD", "3S", "AS"])
+
+
+def test_deck_prior_a_discarded_card_goes_to_its_runner_up_unless_read_surely() -> None:
+    reads = [(("7C", 0.99),), (("KD", 0.99),), (("QH", 0.7), ("QD", 0.25)), (("4H", 0.99),)]
+    cfg = FilterConfig(allowed_sizes=(4,), deck_prior=0.05)
+    f = deal(cfg, one_deck=True, excluded=frozenset({"QH"}), reads=reads)
+    assert sorted(f.cards) == sorted(["7C", "KD", "QD", "4H"])
+    # A confident read of the "discarded" card stays: the discard may itself hold a misread.
+    sure = [(("7C", 0.99),), (("KD", 0.99),), (("QH", 0.99), ("QD", 0.002)), (("4H", 0.99),)]
+    g = deal(cfg, one_deck=True, excluded=frozenset({"QH"}), reads=sure)
+    assert sorted(g.cards) == sorted(["7C", "KD", "QH", "4H"])
+    # Reads without alternatives (a reader that gives only its top card): nothing to resolve to.
+    h = ZoneFilter("market", cfg)
+    h.one_deck, h.excluded = True, frozenset({"QH"})
+    for i in range(12):
+        feed_conf(h, ["7C", "KD", "QH", "4H"], [0.99, 0.99, 0.7, 0.99], i / 10)
+    assert sorted(h.cards) == sorted(["7C", "KD", "QH", "4H"])
+
+
+def test_deck_prior_turns_a_committed_duplicate_into_a_correction() -> None:
+    """The duplicate was committed before the prior could act (AS read surely elsewhere only
+    later): with no arm since, the spot's turn is a correction of the same card, not a swap."""
+    f = ZoneFilter("market", FilterConfig(allowed_sizes=(4,), deck_prior=0.05))
+    f.one_deck = True
+    # The real AS read poorly at first: the misread ace holds more evidence for AS, so the
+    # duplicate is committed once the deal's wait is over.
+    early = [(("AS", 0.3),), (("KD", 0.99),), (("3S", 0.99),), (("AS", 0.54), ("AC", 0.44))]
+    changes = [feed_cands(f, early, i / 10) for i in range(8)]
+    assert sorted(f.cards) == sorted(["AS", "KD", "3S", "AS"])
+    changes = [feed_cands(f, AMBIGUOUS, 2 + i / 10) for i in range(12)]
+    fixes = [c for c in changes if c is not None]
+    assert len(fixes) == 1 and fixes[0].corrections == (("AS", "AC"),)
+    assert sorted(f.cards) == sorted(TRUE)

@@ -238,3 +238,39 @@ def test_a_misread_at_the_deal_is_no_swap(n: int, conf: float, notices: list[str
     assert kinds(d.events) == ["deal"] + (["correct"] if notices else []) and sorted(pipe.state.market) == sorted(M0)
     assert (sorted(d.events[0]["market"]) == sorted(M0)) == (not notices)
     assert kinds(d.notices) == notices
+
+
+@pytest.mark.parametrize(
+    ("header", "one"),
+    [
+        (HEADER, True),
+        ({"game": "kems", "players": ["N", "E", "S", "W"]}, True),
+        ({**HEADER, "rules": {"decks": 2}}, False),
+        ({"game": "kemps", "players": [f"P{i}" for i in range(8)]}, False),  # decks: auto, 8 players
+        ({"game": "khmer", "players": ["N", "S"]}, False),  # 16 cards, values repeat
+        ({"game": "poker", "players": ["N", "S"]}, False),  # unknown: never assume one deck
+    ],
+)
+def test_deck_prior_assumes_one_deck_only_when_the_rules_say_so(header: dict, one: bool) -> None:
+    from vision.tracker.pipeline import _one_deck
+
+    assert _one_deck(header) is one
+
+
+def test_discard_pile_is_excluded_only_between_resets_of_one_deck() -> None:
+    from vision.tracker.filter import ZoneChange
+
+    lay = load_layout("kemps-4")
+    pipe = TablePipeline(lay, TruthReader(Scene(lay, seed=0)), HEADER, 30.0)
+    m = pipe.market
+    new = ("QH", "5D", "9S", "JC")
+    m.change(ZoneChange("market", 1.0, (), tuple(M0), (), tuple(M0)), 1.0)  # deal
+    assert pipe._discarded() == frozenset()
+    m.change(ZoneChange("market", 9.0, tuple(M0), new, tuple(M0), new), 9.0)  # reset
+    assert pipe._discarded() == frozenset(M0)
+    m.new_hand(20.0)  # cards collected: the discard is back in the deck
+    assert pipe._discarded() == frozenset()
+    two = TablePipeline(lay, TruthReader(Scene(lay, seed=0)), {**HEADER, "rules": {"decks": 2}}, 30.0)
+    two.market.change(ZoneChange("market", 1.0, (), tuple(M0), (), tuple(M0)), 1.0)
+    two.market.change(ZoneChange("market", 9.0, tuple(M0), new, tuple(M0), new), 9.0)
+    assert two._discarded() == frozenset()

@@ -27,6 +27,9 @@ class RunOptions:
     progress: bool = True
     oracle: bool = False  # read cards from the truth (measures the tracker alone)
     oracle_noise: str | None = None  # with `oracle`: seeded read errors (see oracle.ReadNoise.parse)
+    # The table tracker's settings (None: its defaults), e.g. to measure an option that is off
+    # by default: `TrackerConfig(market_filter=FilterConfig(allowed_sizes=(4,), deck_prior=0.05))`.
+    tracker: Any = None
 
 
 @dataclass(slots=True)
@@ -135,7 +138,8 @@ def evaluate_recording(root: str | Path, opts: RunOptions, on_frame: Callable[[i
     tracker_header = dict(rec.header)
     if rec.meta.get("stale_after_s") is not None:  # the table's own convention, from the metadata
         tracker_header["stale_after_s"] = float(rec.meta["stale_after_s"])
-    pipe = TablePipeline(layout, reader, tracker_header, rec.fps)
+    extra = () if opts.tracker is None else (opts.tracker,)
+    pipe = TablePipeline(layout, reader, tracker_header, rec.fps, *extra)
     ref = Referee.start(rec.header)
     players = list(rec.header["players"])
     injected = [e for e in rec.events if e["type"] in M.INJECTED_TYPES]

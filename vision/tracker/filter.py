@@ -40,6 +40,13 @@ datasets/README.md). On top:
   change carries `corrections` (was, now): the same physical card was misread, and nobody
   swapped it (the pipeline then corrects the market without a swap).
 
+Optional, off by default (`deck_prior`; measured: no change with the shipped reader, see
+datasets/README.md): in a one-deck game (the pipeline says so, from the rules) each card
+exists once, so a spot's read of a card another spot of the zone is sure of, or of a card
+in the discard pile of this deck cycle (`excluded`), is re-weighed over the reader's
+alternatives (`CardDetections.alternatives`) with that identity's prior at `deck_prior`:
+an ambiguous read goes to its runner-up, a confident one stays.
+
 Optional, off by default (`same_ncc`; measured: better under the oracle's noise model,
 worse with the shipped reader, because an identity committed from a misread is then held):
 a card whose image has not changed has not changed (`update(..., image=)`): each stable
@@ -109,6 +116,17 @@ class FilterConfig:
     # measured with 1: strict market accuracy up with perfect reads, event F1 down under
     # the `heavy` noise (datasets/README.md).
     vote_confirm: int | None = None
+    # Deck prior (one-deck games only: the pipeline sets `ZoneFilter.one_deck` from the rules;
+    # two decks, Khmer's 16 cards of repeated values, or an unknown game never use it). Each
+    # card exists once, so an identity that cannot be at a spot — another spot of the zone is
+    # sure of it, or it went to the discard pile in this deck cycle (`ZoneFilter.excluded`,
+    # from the market tracker) — has this prior weight against 1 for any other identity; a
+    # read whose top card is such an identity is re-weighed over the reader's alternatives
+    # (`CardDetections.alternatives`) and counts as the best of them: an ambiguous read
+    # (AS 0.54 / AC 0.44 with AS sure elsewhere) goes to its runner-up, a confident one (0.99
+    # / 0.005) stays (the exclusion may itself come from a misread). 0: impossible. None
+    # (default): off — measured, see datasets/README.md.
+    deck_prior: float | None = None
     min_confidence: float = 0.25
     allowed_sizes: tuple[int, ...] | None = None
     ema: float = 0.3
@@ -150,16 +168,29 @@ class _Spot:
     """One place in the zone where a card lies, with the evidence for its identity."""
 
     box: tuple[float, float, float, float]
-    reads: deque[tuple[str, float]]  # (card read, evidence) of its last `vote_window` reads
+    # (card read, evidence, the read's candidates (card, probability) best first) of its
+    # last `vote_window` reads
+    reads: deque[tuple[str, float, tuple[tuple[str, float], ...]]]
     missed: int = 0
     committed: str | None = None  # its identity when the zone's state was last committed
     touched: bool = False  # something moved over it while the zone was covered
     born: int = 0  # the zone's read count when it was first read
     hits: int = 0  # reads that saw it
+    # Deck prior (`FilterConfig.deck_prior`): identities that cannot be here, and their weight.
+    exclude: frozenset[str] = frozenset()
+    prior: float = 0.0
+
+    def read_as(self, i: int) -> tuple[str, float]:
+        """Read i as it counts: (card, evidence), after the deck prior."""
+        card, w, cands = self.reads[i]
+        if not self.exclude or card not in self.exclude:
+            return card, w
+        return _resolve(cands, self.exclude, self.prior) or (card, w)
 
     def tally(self) -> list[tuple[float, str]]:
         ev: dict[str, float] = {}
-        for card, w in self.reads:
+        for i in range(len(self.reads)):
+            card, w = self.read_as(i)
             ev[card] = ev.get(card, 0.0) + w
         return sorted(((w, c) for c, w in ev.items()), key=lambda x: (-x[0], x[1]))
 
@@ -196,6 +227,11 @@ class ZoneFilter:
         self._differs_since: float | None = None
         # Sizes normal for now on top of `allowed_sizes` (an empty market once a hand is over).
         self.also_allowed: frozenset[int] = frozenset()
+        # Deck prior (`FilterConfig.deck_prior`), set by the pipeline: whether the game is
+        # known to use one deck (each card once), and cards that cannot be in the zone now
+        # (the discard pile of this deck cycle).
+        self.one_deck = False
+        self.excluded: frozenset[str] = frozenset()
 
     # ---- inputs ----------------------------------------------------------------------
     def hold(self, moved: Callable[[tuple[float, float, float, float]], bool] | None = None) -> None:
@@ -231,9 +267,12 @@ class ZoneFilter:
         boxes: np.ndarray | list[tuple[float, float, float, float]],
         t: float,
         image: np.ndarray | None = None,
+        candidates: list[tuple[tuple[str, float], ...]] | None = None,
     ) -> ZoneChange | None:
         """One read of this zone (an unoccluded, still view). Returns a committed change.
-        `image` (the BGR frame the read came from) lets unchanged cards hold their place."""
+        `image` (the BGR frame the read came from) lets unchanged cards hold their place.
+        `candidates`: per card, the reader's alternatives (`CardDetections.candidates`), for
+        the deck prior; None: each read's card alone."""
         self.occluded = False
         self._image = image
         if image is not None and self.stable and _holding(self.config):
@@ -248,7 +287,9 @@ class ZoneFilter:
         order = [i for i in np.argsort(-np.asarray(confidence, np.float32), kind="stable") if float(confidence[i]) >= cfg.min_confidence]
         if cfg.vote_window is not None:
             cards = list(cards)
-            spots = self._match_spots([cards[i] for i in order], [float(confidence[i]) for i in order], [boxes[i] for i in order])
+            cands = [candidates[i] if candidates is not None and i < len(candidates) and candidates[i] else ((cards[i], float(confidence[i])),) for i in order]
+            spots = self._match_spots([cards[i] for i in order], [float(confidence[i]) for i in order], [boxes[i] for i in order], cands)
+            self._apply_prior()
             self._rows.append((self.reads, [(sp, float(confidence[i])) for sp, i in zip(spots, order)]))
             for sp, i in zip(spots, order):
                 cards[i] = sp.identity  # the spot's voted identity, not this read's guess
@@ -325,7 +366,7 @@ class ZoneFilter:
             return True
         cfg = self.config
         if cfg.vote_window is not None and self._episode_reads < 3 * cfg.window and not all(
-            sp.sure(cfg.vote_min, cfg.vote_margin) and sp.reads[-1][0] == sp.identity for sp in self._spots
+            sp.sure(cfg.vote_min, cfg.vote_margin) and sp.read_as(-1)[0] == sp.identity for sp in self._spots
         ):
             return True  # a spot is unsure, or its last read contradicts it: read on (bounded)
         if not self._fresh or len(self._votes) >= self.config.window:
@@ -350,7 +391,32 @@ class ZoneFilter:
         self.new_episode()
 
     # ---- internals -------------------------------------------------------------------
-    def _match_spots(self, cards: list[str], conf: list[float], boxes: list) -> list[_Spot]:
+    def _apply_prior(self) -> None:
+        """Set each spot's excluded identities (`FilterConfig.deck_prior`, one deck only): the
+        zone's `excluded` cards, and every identity another spot is sure of and holds with more
+        evidence (a card lies in one place)."""
+        cfg = self.config
+        if cfg.deck_prior is None or not self.one_deck:
+            for sp in self._spots:
+                sp.exclude = frozenset()
+            return
+        for sp in self._spots:
+            sp.exclude, sp.prior = self.excluded, float(cfg.deck_prior)
+        owner: dict[str, tuple[float, _Spot]] = {}
+        for sp in self._spots:
+            t = sp.tally()
+            if t and sp.sure(cfg.vote_min, cfg.vote_margin):
+                w, card = t[0]
+                if card not in owner or w > owner[card][0]:
+                    owner[card] = (w, sp)
+        if not owner:
+            return
+        for sp in self._spots:
+            taken = frozenset(c for c, (_, o) in owner.items() if o is not sp)
+            if taken:
+                sp.exclude = self.excluded | taken
+
+    def _match_spots(self, cards: list[str], conf: list[float], boxes: list, cands: list | None = None) -> list[_Spot]:
         """The spot of each read card (nearest centre within half a box; a new spot when
         none), with the read added to its evidence. Spots unread for a vote window are gone."""
         window = int(self.config.vote_window or 1)
@@ -381,7 +447,7 @@ class ZoneFilter:
                 self._spots.append(sp)
             sp.box, sp.missed = b, 0
             sp.hits += 1
-            sp.reads.append((cards[i], -float(np.log1p(-min(conf[i], 0.99)))))
+            sp.reads.append((cards[i], -float(np.log1p(-min(conf[i], 0.99))), cands[i] if cands is not None else ((cards[i], conf[i]),)))
             spots.append(sp)
         return spots
 
@@ -568,6 +634,20 @@ def _patch(image: np.ndarray, box: tuple[float, float, float, float]) -> np.ndar
     p -= p.mean()
     n = float(np.linalg.norm(p))
     return p / n if n > 1e-3 * len(p) else None
+
+
+def _resolve(cands: tuple[tuple[str, float], ...], exclude: frozenset[str], prior: float) -> tuple[str, float] | None:
+    """A read whose top card is excluded, re-weighed: each candidate's probability × its prior
+    (`prior` for an excluded identity, 1 otherwise), renormalised over the candidates (their
+    total, the chance the read is a card at all, is kept). → (best card, its evidence), or
+    None when no candidate is possible."""
+    scores = [p * (prior if c in exclude else 1.0) for c, p in cands]
+    total = sum(scores)
+    if total <= 0:
+        return None
+    j = max(range(len(scores)), key=lambda k: scores[k])
+    p = sum(p for _, p in cands) * scores[j] / total
+    return cands[j][0], -float(np.log1p(-min(p, 0.99)))
 
 
 def _row_keys(row: list[tuple[_Spot, float]], held: list[_Spot]) -> Counter[Key]:

@@ -105,8 +105,13 @@ class TablePipeline:
         self._gate: MotionGate | None = None
         self._runs: dict[str, _ZoneRun] = {}
         self.filters: dict[str, ZoneFilter] = {}
+        # One deck known (the deck prior may assume each card exists once): Kemps or Kem's
+        # with one deck by the rules; never Khmer (16 cards, values repeat), two decks, or a
+        # game whose rules cannot be read.
+        self.one_deck = _one_deck(header)
         if not self.khmer:
             self.filters["market"] = ZoneFilter("market", cfg.market_filter)
+            self.filters["market"].one_deck = self.one_deck
         else:
             for p in self.players:
                 for kind in ("row", "pile", "discard"):
@@ -294,7 +299,9 @@ class TablePipeline:
                 # Once a call is judged the market is picked up: empty is then a normal state
                 # (seen as soon as confirmed, so the next market is known to be a new deal).
                 filt.also_allowed = frozenset({0}) if self.market.expect_deal else frozenset()
-            ch = filt.update(cards, conf, boxes, t, image=image)
+                filt.excluded = self._discarded() if filt.config.deck_prior is not None else frozenset()
+            cands = [dets.candidates(i) for i in idx] if dets.alternatives is not None else None
+            ch = filt.update(cards, conf, boxes, t, image=image, candidates=cands)
             if ch is not None:
                 changes.append(ch)
         for ch in changes:
@@ -315,6 +322,17 @@ class TablePipeline:
             events += ev
             notices += no
         return events, notices
+
+    def _discarded(self) -> frozenset[str]:
+        """Cards that cannot come into the market now (one deck): the discard pile of this deck
+        cycle. None while a deal is due (all cards were collected) or a reshuffle may come
+        (the reserve is short)."""
+        m = self.market
+        if not self.one_deck or m.expect_deal or not m.dealt:
+            return frozenset()
+        if m.reserve is None or m.reserve < m.config.size:
+            return frozenset()
+        return frozenset(c for c, n in m.discard.items() if n > 0)
 
     def _after_reveal(self, evs: list[Event]) -> None:
         if evs and not self.khmer:
@@ -428,6 +446,13 @@ def _deck_cards(header: dict[str, Any]) -> frozenset[str]:
     return frozenset(ALL_CARDS)
 
 
+def _one_deck(header: dict[str, Any]) -> bool:
+    """The game is known to use one deck, each card once (Kemps, Kem's with decks = 1)."""
+    if str(header.get("game", "")) not in ("kemps", "kems"):
+        return False
+    return bool(_rules(header)) and _decks(header) == 1
+
+
 def _decks(header: dict[str, Any]) -> int:
     rules = _rules(header)
     decks = rules.get("decks", 1)
@@ -471,10 +496,14 @@ def _concat(parts: list[CardDetections]) -> CardDetections:
     quads = None
     if all(p.quads is not None for p in parts):
         quads = np.concatenate([p.quads for p in parts])  # type: ignore[misc]
+    alternatives = None
+    if any(p.alternatives is not None for p in parts):
+        alternatives = [p.candidates(i) for p in parts for i in range(len(p))]
     return CardDetections(
         xyxy=np.concatenate([p.xyxy for p in parts]),
         confidence=np.concatenate([p.confidence for p in parts]),
         cards=[c for p in parts for c in p.cards],
         index_boxes=[b for p in parts for b in p.index_boxes],
         quads=quads,
+        alternatives=alternatives,
     )
