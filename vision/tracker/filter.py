@@ -277,6 +277,7 @@ class ZoneFilter:
         self._image = image
         if image is not None and self.stable and _holding(self.config):
             cards, confidence, boxes = self._anchor(image, list(cards), np.asarray(confidence, np.float32), np.asarray(boxes, np.float32).reshape(-1, 4))
+            candidates = None  # the anchored read's cards no longer line up with the reader's
         self.reads += 1
         self._episode_reads += 1
         cfg = self.config
