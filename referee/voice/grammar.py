@@ -20,6 +20,7 @@ from typing import Any
 import yaml
 
 from referee.voice.denoise import DenoiseConfig
+from referee.voice.verify import VERIFY_DECODER_KEYS, VerifyConfig
 
 CALLS: tuple[str, ...] = ("kemps", "cut", "kems", "double_kems", "contre_kems")
 DEFAULT_CONFIG = Path(__file__).resolve().parents[2] / "configs" / "voice.yaml"
@@ -139,12 +140,15 @@ class VoiceConfig:
     extra_words_db: float | None = None
     # optional noise reduction in front of the decoder (referee/voice/denoise.py)
     denoise: DenoiseConfig = field(default_factory=DenoiseConfig)
+    # optional second pass over two-word candidates with the general English LM (referee/voice/verify.py)
+    lm_verify: VerifyConfig = field(default_factory=VerifyConfig)
 
 
 _PAUSE_FLOOR_KEYS = {"fraction": "pause_fraction", "min_db": "pause_min_db", "window_s": "floor_window_s",
                      "percentile": "floor_percentile", "direct": "pause_floor_direct"}
 
 _TOP_KEYS = {
+    "lm_verify",
     "denoise",
     "pause_floor",
     "extra_words_db",
@@ -226,6 +230,7 @@ def load_config(path: Path | str | None = None, overrides: dict[str, Any] | None
     if extra_db is not None and not 0.0 <= float(extra_db) <= 60.0:
         raise VoiceConfigError(f"{p}: extra_words_db is a level difference in dB between 0 and 60, or null")
     denoise = _denoise_config(p, raw.get("denoise"))
+    lm_verify = _verify_config(p, raw.get("lm_verify"), known_t)
     decoy_thr = float(raw.get("decoy_threshold", 1e-30))
     if not 0.0 < decoy_thr < 1e100:
         raise VoiceConfigError(f"{p}: decoy_threshold must be a positive ratio, got {decoy_thr}")
@@ -252,6 +257,7 @@ def load_config(path: Path | str | None = None, overrides: dict[str, Any] | None
         detect_pause_db=pauses["detect_pause_db"],
         extra_words_db=None if extra_db is None else float(extra_db),
         denoise=denoise,
+        lm_verify=lm_verify,
         **floor,
     )
 
@@ -278,6 +284,56 @@ def _denoise_config(p: Path, raw: Any) -> DenoiseConfig:
                 raise VoiceConfigError(f"{p}: denoise.{k} = {v} out of range {lo}..{hi}")
             vals[k] = v
     return DenoiseConfig(**vals)
+
+
+_VERIFY_RANGES = {"before_s": (0.0, 1.0), "after_s": (0.0, 0.5), "lw": (0.5, 20.0), "word_weight": (1e-3, 1e6)}
+
+
+def _verify_config(p: Path, raw: Any, known_t: set[str]) -> VerifyConfig:
+    """`lm_verify:` block: enabled, the numbers of VerifyConfig in range, `thresholds` of
+    two-word phrases, `on_reject` and pocketsphinx `decoder` options."""
+    if raw is None:
+        return VerifyConfig()
+    if not isinstance(raw, dict):
+        raise VoiceConfigError(f"{p}: lm_verify must be a mapping (enabled, thresholds, ...)")
+    known = {"enabled", "thresholds", "on_reject", "decoder", "boost", "vocab", *_VERIFY_RANGES}
+    bad = sorted(set(raw) - known)
+    if bad:
+        raise VoiceConfigError(f"{p}: unknown lm_verify key(s) {', '.join(bad)} (known: {', '.join(sorted(known))})")
+    vals: dict[str, Any] = {"enabled": bool(raw.get("enabled", False))}
+    for k, (lo, hi) in _VERIFY_RANGES.items():
+        if k in raw:
+            v = float(raw[k])
+            if not lo <= v <= hi:
+                raise VoiceConfigError(f"{p}: lm_verify.{k} = {v} out of range {lo}..{hi}")
+            vals[k] = v
+    th = {str(k): float(v) for k, v in (raw.get("thresholds") or {}).items()}
+    two_word = {k for k in known_t if len(k.split()) > 1}
+    bad = sorted(set(th) - two_word)
+    if bad:
+        raise VoiceConfigError(f"{p}: lm_verify.thresholds: only two-word phrases ({', '.join(sorted(two_word))}), got {', '.join(bad)}")
+    if any(not 0.0 < v < 1e100 for v in th.values()):
+        raise VoiceConfigError(f"{p}: lm_verify.thresholds must be positive ratios")
+    vals["thresholds"] = th
+    on_reject = str(raw.get("on_reject", "drop"))
+    if on_reject not in ("drop", "prompt", "keep"):
+        raise VoiceConfigError(f"{p}: lm_verify.on_reject is drop, prompt or keep, got {on_reject!r}")
+    vals["on_reject"] = on_reject
+    if "boost" in raw:
+        vals["boost"] = bool(raw["boost"])
+    if "vocab" in raw:
+        vocab = raw["vocab"]
+        if vocab is not None and not 100 <= int(vocab) <= 200000:
+            raise VoiceConfigError(f"{p}: lm_verify.vocab is a number of words (100..200000) or null (all)")
+        vals["vocab"] = None if vocab is None else int(vocab)
+    dec = dict(raw.get("decoder") or {})
+    bad = sorted(set(dec) - VERIFY_DECODER_KEYS)
+    if bad:
+        raise VoiceConfigError(f"{p}: unknown lm_verify.decoder option(s) {', '.join(bad)} (known: {', '.join(sorted(VERIFY_DECODER_KEYS))})")
+    opts = {k: (bool(v) if k in ("fwdflat", "bestpath") else int(v) if k in ("maxhmmpf", "topn") else float(v))
+            for k, v in dec.items()}
+    vals["decoder"] = tuple(sorted({**dict(VerifyConfig().decoder), **opts}.items()))
+    return VerifyConfig(**vals)
 
 
 def resolve_game(rules: str, overrides: Mapping[str, Any] | None = None) -> tuple[str, bool]:

@@ -18,20 +18,26 @@ How a detection is decided (each rule fixes a measured trap, see docs/voice.md):
 Optionally (`denoise: enabled`) the audio first goes through a streaming noise reducer
 (referee/voice/denoise.py, +10 ms); the decoder, the VAD and the frame levels of the
 pause checks all see the cleaned audio, on the input's clock.
+Optionally (`lm_verify: enabled`) a two-word call about to be reported is decoded again
+with the general English language model (referee/voice/verify.py) and kept only if its
+words come out; its detection threshold can then be lower (`lm_verify.thresholds`).
 """
 
 from __future__ import annotations
 
 import math
 import tempfile
+import time
 from array import array
+from collections import deque
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from referee.voice.denoise import Denoiser
 from referee.voice.grammar import Grammar, Phrase, VoiceConfig, build_grammar, load_config
+from referee.voice.verify import LmVerifier, base_word, heard
 
 RATE = 16000
 FRAME_S = 0.01  # pocketsphinx frames are 10 ms
@@ -43,6 +49,7 @@ _KWS_MAX = 1500  # kws_search.c subtracts this from a detection's score before r
 PAUSE_WINDOW = (5, 20)  # frames after a phrase's end whose level is compared with the phrase's
 _LEVEL_KEEP = 1000  # frames of level history kept (10 s)
 _FLOOR_MIN_FRAMES = 50  # background level needs at least 0.5 s before the phrase
+_AUDIO_KEEP_S = 6.0  # audio kept for the LM verification (lm_verify), seconds
 
 
 def kws_score(seg_prob: float) -> float:
@@ -99,7 +106,11 @@ class CallListener:
         """`rules_game`: kemps, kems, kemps:no_cut…; `rules`: the game header's rule overrides
         (the no-Cut variant drops the Cut phrases)."""
         self.config = config if isinstance(config, VoiceConfig) else load_config(config)
-        self.grammar: Grammar = build_grammar(rules_game, list(names), self.config, rules)
+        vcfg = self.config.lm_verify
+        # with the LM check on, two-word phrases may be spotted below their usual threshold
+        spot = replace(self.config, thresholds={**self.config.thresholds, **vcfg.thresholds}) if vcfg.enabled else self.config
+        self.grammar: Grammar = build_grammar(rules_game, list(names), spot, rules)
+        self._usual_lt = {k: math.log(v) for k, v in self.config.thresholds.items()}  # ln, per template
         self._by_text = self.grammar.by_text()
         self._decoder = _make_decoder(self.grammar, self.config.decoder)
         from pocketsphinx import Vad
@@ -124,6 +135,13 @@ class CallListener:
         self._level = array("f")  # dB per 10 ms frame, the last _LEVEL_KEEP frames
         self._level_base = 0  # absolute frame index of self._level[0]
         self._floor_frames = max(_FLOOR_MIN_FRAMES, round(self.config.floor_window_s / FRAME_S))
+        self._verifier = LmVerifier(_call_words(self.grammar), vcfg) if vcfg.enabled else None
+        self._audio = bytearray()  # the last seconds given to the decoder (LM verification only)
+        self._audio_base = 0  # sample index of self._audio[0]
+        self._hyps: dict[tuple[int, int], list[str]] = {}  # LM hypotheses of recent spans
+        # the last LM decodes: (start frame, end frame, hypothesis, CPU s); lm_decodes counts all
+        self.verify_log: deque[tuple[int, int, list[str], float]] = deque(maxlen=256)
+        self.lm_decodes = 0
 
     @property
     def warnings(self) -> tuple[str, ...]:
@@ -176,6 +194,12 @@ class CallListener:
             self._utt_start = self._processed
             self._seen.clear()
         self._decoder.process_raw(chunk, False, False)
+        if self._verifier is not None:
+            self._audio.extend(chunk)
+            keep = int(_AUDIO_KEEP_S * RATE) * 2
+            if len(self._audio) > 2 * keep:
+                self._audio_base += (len(self._audio) - keep) // 2
+                del self._audio[: len(self._audio) - keep]
         self._processed += len(chunk) // 2
         self._track_silence(chunk)
         self._collect()
@@ -213,8 +237,9 @@ class CallListener:
                 break
             group = [c for c in self._pending if _overlap(c, first)]
             credible = [c for c in group if _credible(c, group) and self._extra_words_voiced(c, group)] or [first]
-            best = max((c for c in credible if _verified(c, self._decoys) and self._paused(c, c.phrase.detect_pause_db)),
-                       key=_rank, default=None)
+            ok = sorted((c for c in credible if _verified(c, self._decoys) and self._paused(c, c.phrase.detect_pause_db)),
+                        key=_rank, reverse=True)
+            best = ok[0] if ok else None
             if best is None:  # every reading of this audio is a decoy's better: nothing said
                 if not final and any(now < c.seen + self._hold for c in group):
                     break  # a member still in its hold may yet be verified
@@ -225,17 +250,62 @@ class CallListener:
             self._pending = [c for c in self._pending if c not in group]
             if any(_overlap(best, e) for e in self._emitted):
                 continue
+            demote = False
+            if self._verifier is not None:
+                best, demote = self._lm_choice(ok)
+                if best is None:
+                    continue
             self._emitted.append(best)
-            out.append(self._to_call(best))
+            call = self._to_call(best)
+            out.append(replace(call, provisional=True) if demote else call)
         # keep only recent emissions for de-duplication
         self._emitted = [e for e in self._emitted if now - e.end < 300]
         self._decoys = [d for d in self._decoys if now - d.end < 300]
         return out
 
+    def _lm_choice(self, ok: list[_Candidate]) -> tuple[_Candidate | None, bool]:
+        """The reading to report among `ok` (best first) with the LM check: the first
+        two-word reading whose words the LM hears, else a rejected one scoring at or above
+        its usual threshold when `on_reject` keeps (or demotes, second value True) it,
+        else the best one-word reading; (None, False): nothing is reported."""
+        mode = self.config.lm_verify.on_reject
+        two = [c for c in ok if c.phrase.n_words >= 2]
+        if two and mode == "prompt" and two[0] is ok[0] and two[0].score >= self._usual_lt[two[0].phrase.template] \
+                and self._to_call(two[0]).provisional:
+            return two[0], False  # a one-tap prompt anyway: nothing for the LM to decide (no decode)
+        if two:
+            hyp = self.lm_hypothesis(min(c.start for c in two), max(c.end for c in two))
+            for c in two:
+                if heard(c.phrase.text, hyp):
+                    return c, False
+            usual = [c for c in two if c.score >= self._usual_lt[c.phrase.template]]
+            if usual and mode != "drop":
+                return usual[0], mode == "prompt"
+        one = [c for c in ok if c.phrase.n_words < 2]
+        return (one[0], False) if one else (None, False)
+
+    def lm_hypothesis(self, start: int, end: int) -> list[str]:
+        """Words the general LM hears from `before_s` before frame `start` to `after_s`
+        after frame `end` (cached per span: a rival reading of the same audio asks again)."""
+        if (start, end) in self._hyps:
+            return self._hyps[(start, end)]
+        vc = self.config.lm_verify
+        a = max(self._audio_base, (start - round(vc.before_s / FRAME_S)) * 160)
+        b = (end + 1 + round(vc.after_s / FRAME_S)) * 160
+        pcm = bytes(self._audio[2 * (a - self._audio_base) : 2 * max(0, b - self._audio_base)])
+        t = time.process_time()
+        hyp = self._verifier.hypothesis(pcm) if pcm and self._verifier is not None else []
+        self.verify_log.append((start, end, hyp, time.process_time() - t))
+        self.lm_decodes += 1
+        if len(self._hyps) > 32:
+            self._hyps.clear()
+        self._hyps[(start, end)] = hyp
+        return hyp
+
     def _to_call(self, c: _Candidate) -> VoiceCall:
         p = c.phrase
-        # 0 at the threshold, 0.5 at CONF_HALF nats per phone above it, towards 1 beyond
-        margin = max(0.0, c.score - math.log(p.threshold)) / p.n_phones
+        # 0 at the (usual) threshold, 0.5 at CONF_HALF nats per phone above it, towards 1 beyond
+        margin = max(0.0, c.score - self._usual_lt.get(p.template, math.log(p.threshold))) / p.n_phones
         conf = margin / (margin + CONF_HALF)
         return VoiceCall(
             t=self._t_base + (c.end + 1) * FRAME_S,
@@ -411,6 +481,20 @@ def _spoken(p: Phrase) -> str:
     if p.template in ("kem's", "double kem's", "contre kem's"):
         words = ["kem's" if w == "kems" else w for w in words]
     return " ".join(words)
+
+
+def _call_words(grammar: Grammar) -> dict[str, tuple[str, ...]]:
+    """Base word → pronunciations of every word of the grammar's calls (names included),
+    for the LM verifier's dictionary."""
+    out: dict[str, list[str]] = {}
+    for p in grammar.phrases:
+        if p.is_decoy:
+            continue
+        for w in p.text.split():
+            out.setdefault(base_word(w), [])
+            if grammar.dictionary[w] not in out[base_word(w)]:
+                out[base_word(w)].append(grammar.dictionary[w])
+    return {w: tuple(v) for w, v in out.items()}
 
 
 def _make_decoder(grammar: Grammar, options: dict[str, float] | None = None) -> Any:
