@@ -50,12 +50,14 @@ DETECT_GOAL = 0.92  # share of tune calls a detection threshold aims to hear
 
 @dataclass
 class RunResult:
-    calls: list[tuple[VoiceCall, float]]  # call, stream time when feed() returned it
+    calls: list[tuple[VoiceCall, float]]  # call, stream time when feed() returned it (+ the CPU time of
+    # that feed() when it ran an LM verification, lm_verify: the decode delays the call by that much)
     candidates: list[_Candidate]
     decoys: list[_Candidate]
     cpu_s: float
     audio_s: float
     drops: list[float]  # per candidate: level drop (dB) right after it, listener.pause_drop
+    lm_cpu: tuple[float, ...] = ()  # CPU seconds of each LM verification decode (lm_verify)
 
 
 def _drop(listener: CallListener, c: _Candidate) -> float:
@@ -81,19 +83,28 @@ def run_stream(pcm: np.ndarray, game: str, config: VoiceConfig) -> RunResult:
     out: list[tuple[VoiceCall, float]] = []
     drops: dict[int, float] = {}
     done = 0  # candidates before this index have their drop
+    lm_cpu: list[float] = []  # CPU s of each LM verification decode (lm_verify)
     t_cpu = time.process_time()
     for i in range(0, len(data), step):
         now = (i + step) / 32000
-        out += [(c, now) for c in listener.feed(data[i : i + step])]
+        n_lm, t_feed = listener.lm_decodes, time.process_time()
+        got = listener.feed(data[i : i + step])
+        if listener.lm_decodes > n_lm:  # an LM verification ran: the call came out that much later
+            now += time.process_time() - t_feed
+            lm_cpu += [t for *_, t in list(listener.verify_log)[n_lm - listener.lm_decodes:]]
+        out += [(c, now) for c in got]
         frame = listener._processed // 160
         while done < len(cands) and cands[done].seen + PAUSE_WINDOW[1] <= frame:
             drops[id(cands[done])] = _drop(listener, cands[done])
             done += 1
+    n_lm = listener.lm_decodes
     out += [(c, len(data) / 32000) for c in listener.flush()]
+    if listener.lm_decodes > n_lm:
+        lm_cpu += [t for *_, t in list(listener.verify_log)[n_lm - listener.lm_decodes:]]
     for c in cands[done:]:
         drops[id(c)] = _drop(listener, c)
     cpu = time.process_time() - t_cpu
-    return RunResult(out, cands, decoys, cpu, len(pcm) / 16000, [drops[id(c)] for c in cands])
+    return RunResult(out, cands, decoys, cpu, len(pcm) / 16000, [drops[id(c)] for c in cands], tuple(lm_cpu))
 
 
 def one_word(key: str) -> bool:
@@ -320,11 +331,13 @@ def evaluate(streams: list, babble: np.ndarray, config: VoiceConfig, voices: tup
         (pcm, st, cond) for pcm, st in streams if st.voice in voices for cond in CONDITIONS)]
     jobs = [j for j in jobs if (conditions is None or j[2][0] in conditions) and (kinds is None or j[1].kind in kinds)]
     cpu = audio = 0.0
+    lm_cpu: list[float] = []
     results = _map(_eval_job, [(pcm, st, cond, k, babble, config) for pcm, st, cond, k in jobs], "evaluation runs")
     for (pcm, st, (cname, kind, snr), k), per_game in zip(jobs, results):
         for game, res in per_game:
             cpu += res.cpu_s
             audio += res.audio_s
+            lm_cpu += res.lm_cpu
             row = table.setdefault((game, cname), {"det": defaultdict(list), "lat": [], "fa_direct": 0, "fa_prompt": 0,
                                                    "fa_prompt2": 0, "min": 0.0, "confusions": 0, "ho_direct": 0,
                                                    "ho_prompt2": 0, "ho_prompt": 0, "ho_min": 0.0, "h2_direct": 0,
@@ -347,6 +360,7 @@ def evaluate(streams: list, babble: np.ndarray, config: VoiceConfig, voices: tup
                 if i not in used and _in_any_truth(st.truths, c.t_start or c.t, c.t):
                     row["confusions"] += 1
     table["_rtf"] = cpu / max(audio, 1e-9)
+    table["_lm"] = (sorted(lm_cpu), audio)
     return table
 
 
@@ -401,10 +415,20 @@ def format_report(table: dict, config: VoiceConfig) -> str:
                      "Heard = right call (and right name for Cut), "
                      "direct or provisional; direct = went straight to the referee.")
     lines.append(f"\nCPU: feed() real-time factor {table['_rtf']:.3f} (= {table['_rtf'] * 100:.1f} % of one core).")
+    lm, audio_s = table.get("_lm", ([], 0.0))
+    if lm:
+        lines.append(f"\nLM verification: {len(lm)} decodes in {audio_s / 60:.0f} min of audio ({len(lm) / max(audio_s / 60, 1e-9):.2f}/min), "
+                     f"CPU per decode median {lm[len(lm) // 2] * 1000:.0f} ms, p90 {lm[int(0.9 * (len(lm) - 1))] * 1000:.0f} ms "
+                     f"(included in the latency of the calls it decided and in the CPU above).")
     lines.append("\nThresholds: " + ", ".join(f"{k} {v:.0e}" for k, v in config.thresholds.items())
                  + "; direct: " + ", ".join(f"{k} {v:.0e}" for k, v in config.direct.items())
                  + "; decoy margin (nats/phone): "
                  + (", ".join(f"{k} {v:+.1f}" for k, v in config.verify_margin.items()) or "none"))
+    v = config.lm_verify
+    if v.enabled:
+        lines[-1] += (f"; LM verification on (on_reject {v.on_reject}, word_weight {v.word_weight:.0e}, lw {v.lw}, "
+                      f"vocab {v.vocab}; spotting thresholds "
+                      + (", ".join(f"{k} {t:.0e}" for k, t in v.thresholds.items()) or "as above") + ")")
     return "\n".join(lines)
 
 

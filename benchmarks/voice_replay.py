@@ -14,6 +14,13 @@ then replay those candidates through the real `CallListener._decide` (same code:
 arbitration, pause check, thresholds filtered from the recorded scores) under any config
 override, in about a second per config instead of minutes of decoding.
 
+With `lm_verify` switched on in an override, the audio of each stream is rebuilt (same noise
+seeds as the dump) and every candidate the listener asks about is decoded by the real LM
+verifier once; the hypotheses are kept in OUT/lm-hyps.cache, so another threshold or
+`on_reject` replays without decoding again:
+
+    ... eval --conditions 'clean,pink 20 dB,babble 20 dB' '{}' '{"lm_verify": {"enabled": true}}'
+
 It is a close approximation, not the benchmark: with a permissive threshold the decoder
 can report a phrase at a slightly different end frame than with the real threshold, and
 utterance restarts differ; checked against `bench_voice.py` on the test voices it gives
@@ -111,12 +118,67 @@ def load_records(out: Path, voices: tuple[str, ...]) -> list[dict]:
     return [r for r in recs if r["stream"].voice in voices]
 
 
-class Replayer:
-    """One listener per game and config, reused across streams (no decoding happens)."""
+class StreamAudio:
+    """The audio of a dumped stream, rebuilt exactly (same noise seeds as `dump`): the LM
+    verification (`lm_verify`) needs the audio of each candidate, which the dump lacks."""
 
-    def __init__(self, config: VoiceConfig) -> None:
+    def __init__(self, cache: Path, config: VoiceConfig | None = None) -> None:
+        streams, self.babble = load_corpus(cache, heldout_voices=bv.TEST_VOICES, tune_voices=bv.TUNE_VOICES)
+        self.config = config
+        self.jobs: dict[tuple[str, str], tuple] = {}
+        tune = [(pcm, st, cond) for pcm, st in streams
+                if st.voice in bv.TUNE_VOICES and not st.kind.startswith("chatter-heldout") for cond in CONDITIONS]
+        for k, (pcm, st, cond) in enumerate(tune):
+            self.jobs[(st.name, cond[0])] = (pcm, cond, k)
+        test = [(pcm, st, cond) for pcm, st in streams if st.voice in bv.TEST_VOICES for cond in CONDITIONS]
+        for k, (pcm, st, cond) in enumerate(test):
+            if st.kind == "calls":
+                self.jobs[(st.name, cond[0])] = (pcm, cond, 1000 + k)
+        self._last: tuple[tuple[str, str], bytes] | None = None
+
+    def get(self, rec: dict) -> bytes:
+        key = (rec["stream"].name, rec["cond"])
+        if self._last is None or self._last[0] != key:
+            pcm, (_, kind, snr), seed = self.jobs[key]
+            audio = with_noise(pcm, kind, snr, self.babble, seed=seed).astype(np.int16)
+            if self.config is not None and self.config.denoise.enabled:
+                den = Denoiser(self.config.denoise)
+                audio = np.frombuffer(den.process(audio.tobytes()) + den.flush(), dtype="<i2")
+            self._last = (key, audio.astype("<i2").tobytes())
+        return self._last[1]
+
+
+class HypCache:
+    """LM hypotheses per (stream, condition, span, verifier settings), kept on disk: a
+    replay under another threshold or `on_reject` decodes nothing new."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.data: dict = pickle.loads(path.read_bytes()) if path.is_file() else {}
+        self.new = 0
+        self.cpu: list[float] = []  # CPU seconds of each new decode
+
+    def save(self) -> None:
+        if self.new:
+            tmp = self.path.with_suffix(".tmp")
+            tmp.write_bytes(pickle.dumps(self.data))
+            tmp.replace(self.path)
+            self.new = 0
+
+
+def _verify_key(config: VoiceConfig) -> tuple:
+    v = config.lm_verify
+    return (v.before_s, v.after_s, v.lw, v.word_weight, v.decoder, v.boost, v.vocab)
+
+
+class Replayer:
+    """One listener per game and config, reused across streams (no decoding happens,
+    except the LM verification's, cached in `hyps`, when the config switches it on)."""
+
+    def __init__(self, config: VoiceConfig, audio: StreamAudio | None = None, hyps: HypCache | None = None) -> None:
         self.config = config
         self._lis: dict[str, CallListener] = {}
+        self.audio, self.hyps = audio, hyps
 
     def listener(self, game: str) -> CallListener:
         if game not in self._lis:
@@ -136,6 +198,23 @@ class Replayer:
         """[(VoiceCall, stream time when it was decided)], as `feed()` in 20 ms pieces."""
         lis = self.listener(game)
         lis._pending, lis._emitted, lis._decoys = [], [], []
+        if lis._verifier is not None:
+            if self.audio is None or self.hyps is None:
+                raise ValueError("lm_verify on: the replay needs the streams' audio and a hypothesis cache")
+            lis._audio, lis._audio_base = self.audio.get(rec), 0
+            vkey = _verify_key(self.config)
+            name = (rec["stream"].name, rec["cond"])
+
+            def hyp(start: int, end: int, lis: CallListener = lis) -> list[str]:
+                key = (name, start, end, vkey)
+                if key not in self.hyps.data:
+                    lis._hyps = {}
+                    self.hyps.data[key] = CallListener.lm_hypothesis(lis, start, end)
+                    self.hyps.cpu.append(lis.verify_log[-1][3])
+                    self.hyps.new += 1
+                return self.hyps.data[key]
+
+            lis.lm_hypothesis = hyp  # type: ignore[method-assign]
         lis._level, lis._level_base, lis._processed, lis._t_base = array("f"), 0, 0, 0.0
         cands = self.candidates(rec, game)
         lv = rec["levels"]
@@ -157,10 +236,11 @@ class Replayer:
         return out + [(c, n / 100) for c in lis._decide(True)]
 
 
-def evaluate(recs: list[dict], config: VoiceConfig) -> dict:
+def evaluate(recs: list[dict], config: VoiceConfig, audio: StreamAudio | None = None,
+             hyps: HypCache | None = None) -> dict:
     """Per (game, condition group): two-word heard/direct, one-word heard, per phrase heard,
     false direct / two-word prompt / one-word prompt per minute of chatter."""
-    rp = Replayer(config)
+    rp = Replayer(config, audio, hyps)
     acc: dict = defaultdict(lambda: {"det": defaultdict(list), "fa": Counter(), "min": 0.0})
     group_of = {c: g for g, cs in GROUPS.items() for c in cs}
     for rec in recs:
@@ -200,11 +280,12 @@ def format_eval(acc: dict, label: str) -> str:
     return "\n".join(lines)
 
 
-def diagnose(recs: list[dict], config: VoiceConfig) -> dict:
+def diagnose(recs: list[dict], config: VoiceConfig, audio: StreamAudio | None = None,
+             hyps: HypCache | None = None) -> dict:
     """Why each call stream's missed calls were missed: no candidate at all (even at
     permissive thresholds), below the threshold, failed the pause check, or lost the
-    arbitration (another phrase or name won the same audio)."""
-    rp = Replayer(config)
+    arbitration (another phrase or name won the same audio, or the LM check rejected it)."""
+    rp = Replayer(config, audio, hyps)
     out: dict = defaultdict(Counter)
     for rec in recs:
         st = rec["stream"]
@@ -253,7 +334,7 @@ def main() -> int:
     ap.add_argument("--out", type=Path, default=None, help="where the dump is kept (default CACHE/replay-v1)")
     ap.add_argument("--config", type=Path, default=None, help="voice config the overrides apply to")
     ap.add_argument("--jobs", type=int, default=1)
-    ap.add_argument("--conditions", default=None, help="dump: only these conditions, e.g. 'clean,pink 20 dB'")
+    ap.add_argument("--conditions", default=None, help="only these conditions, e.g. 'clean,pink 20 dB'")
     ap.add_argument("--test-calls", action="store_true", help="dump: also the test voices' call streams (diagnosis)")
     ap.add_argument("--voices", default=",".join(bv.TUNE_VOICES), help="eval/diagnose: these voices (default tune)")
     args = ap.parse_intermixed_args()
@@ -263,15 +344,27 @@ def main() -> int:
              tuple(args.conditions.split(",")) if args.conditions else None)
         return 0
     recs = load_records(out, tuple(args.voices.split(",")))
+    if args.conditions:
+        recs = [r for r in recs if r["cond"] in args.conditions.split(",")]
     if not recs:
         print(f"no dump in {out} for {args.voices}: run `{Path(__file__).name} dump` first", file=sys.stderr)
         return 2
+    audio: StreamAudio | None = None
+    hyps = HypCache(out / "lm-hyps.cache")  # not *.pkl: those are the dump
     for ov in args.overrides or ["{}"]:
         config = load_config(args.config, overrides=json.loads(ov))
+        if config.lm_verify.enabled and audio is None:
+            audio = StreamAudio(args.cache, config)
         if args.what == "eval":
-            print(format_eval(evaluate(recs, config), ov))
+            print(format_eval(evaluate(recs, config, audio, hyps), ov))
         else:
-            print(f"\n{ov}\n" + format_diagnosis(diagnose(recs, config)))
+            print(f"\n{ov}\n" + format_diagnosis(diagnose(recs, config, audio, hyps)))
+        if hyps.cpu:
+            cpu = sorted(hyps.cpu)
+            print(f"  LM decodes: {len(cpu)} new, CPU per decode median {cpu[len(cpu) // 2] * 1000:.0f} ms, "
+                  f"p90 {cpu[int(0.9 * (len(cpu) - 1))] * 1000:.0f} ms")
+            hyps.cpu.clear()
+        hyps.save()
     return 0
 
 
