@@ -42,7 +42,8 @@ def main() -> int:
 
     decks = {k: v for k, v in held_out_decks(4).items() if k.endswith("(val)")}
     rng = np.random.default_rng(args.seed)
-    modes = ("camera scale", "pick a scale", "pick + refine (shipped)")
+    shipped = "pick + refine" if reader.meta.photo_refine else "pick a scale"
+    modes = ("camera scale", "pick a scale", "pick + refine")
     res = {kind: {m: Score() for m in modes} for kind in ("photos", "1280x720 frames")}
     for _fam, ds in tqdm(list(decks.items()), desc="val families"):
         for i in range(args.scenes):
@@ -55,7 +56,8 @@ def main() -> int:
     for kind, r in res.items():
         print(kind)
         for m, s in r.items():
-            print(f"  {m:26s} F1 {s.f1:.3f}  P {s.precision:.3f}  R {s.recall:.3f}  ({s.frames} scenes)")
+            tag = " (shipped)" if m == shipped else ""
+            print(f"  {m + tag:26s} F1 {s.f1:.3f}  P {s.precision:.3f}  R {s.recall:.3f}  ({s.frames} scenes)")
     return 0
 
 

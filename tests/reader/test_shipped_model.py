@@ -78,3 +78,23 @@ def test_roi_results_are_in_full_image_coordinates(reader: CardReader) -> None:
     for c, box in zip(part.cards, part.xyxy):
         ref = full.xyxy[full.cards.index(c)]
         assert np.allclose(box, ref + np.array([200, 100, 200, 100]), atol=2.0)
+
+
+def test_photo_refine_follows_reader_json(reader: CardReader, monkeypatch: pytest.MonkeyPatch) -> None:
+    """photo_scale refines the picked scale (one more detector pass) only when reader.json
+    says so, or when asked."""
+    import dataclasses
+
+    img = cv2.imread(str(FIX / "closeup_0_QC.jpg"))
+    passes: list[float | None] = []
+    real = reader.read_indices
+    monkeypatch.setattr(reader, "read_indices", lambda image, scale=None, conf=None: passes.append(scale) or real(image, scale, conf))
+    n = len(reader.meta.multiscale)
+    for refine, expected in ((False, n), (True, n + 1)):
+        monkeypatch.setattr(reader, "meta", dataclasses.replace(reader.meta, photo_refine=refine))
+        passes.clear()
+        reader.photo_scale(img)
+        assert len(passes) == expected, (refine, passes)
+    passes.clear()
+    reader.photo_scale(img, refine=False)  # an explicit argument wins over reader.json
+    assert len(passes) == n

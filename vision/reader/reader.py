@@ -48,6 +48,10 @@ class ReaderMeta:
     # photo mode's detector threshold (None: detector_conf). Photo mode is not bound by the
     # camera's frame time, so it can afford the boxes a higher live threshold drops for speed.
     photo_detector_conf: float | None = None
+    # photo mode: refine the picked scale so the median index has the trained size. On by
+    # default (chosen with round 2); round 5 turns it off: on 80 val photos
+    # (benchmarks/tune_photo_mode.py --scenes 24) refining lost F1 0.724 -> 0.703 (round 4: even).
+    photo_refine: bool = True
     classifier2_file: str | None = None  # optional second view (classifier.TwoViewClassifier)
     classifier2_size: int = 40
     classifier2_pad: float = 1.25
@@ -196,13 +200,13 @@ class CardReader:
         groups = group_indices(indices, self.meta.geometry, two_decks, self._labels)
         return _detections([g for g in groups if g.confidence >= self.meta.min_card_p])
 
-    def photo_scale(self, image: np.ndarray, refine: bool = True) -> tuple[float, list[IndexObs]]:
+    def photo_scale(self, image: np.ndarray, refine: bool | None = None) -> tuple[float, list[IndexObs]]:
         """The detector scale for an image of unknown scale, and the indices read there.
 
         Each scale in `multiscale` is tried; its reads are worth their summed probability,
         weighted by how typical their size is for the detector (far from the trained sizes
         it finds fragments, e.g. a rank without its suit). The best scale is then refined
-        so the median index has the trained size (`refine`). Measured on held-out photo-like
+        so the median index has the trained size (`refine`, default `photo_refine`). Measured on held-out photo-like
         scenes (benchmarks/tune_photo_mode.py): voting across scales did worse than picking one.
         """
         h, w = image.shape[:2]
@@ -222,6 +226,8 @@ class CardReader:
         if best is None:
             return fit, []
         _, scale, size, obs = best
+        if refine is None:
+            refine = self.meta.photo_refine
         if refine and abs(np.log(size / target)) > 0.15:  # indices at the trained size
             refined = self.read_indices(image, scale * target / size, conf)
             if refined:
