@@ -105,11 +105,14 @@ class CallArbiter:
             batch, self._pending = self._pending, []
             batch.sort(key=lambda p: (p.record.at, p.record.seq))
             for item in batch:
-                item.record.judged = next(self._judged)
+                position = next(self._judged)
                 try:
                     item.record.outcome = await self.judge(item.record.event, item.record.source)
                 except Exception as exc:  # a broken judge must not strand waiting callers
                     item.record.outcome = Outcome.failed(str(exc))
+                # set with the outcome, not before the await: /api/calls read in between
+                # showed a call as judged with no outcome yet (a CI failure, 30 Nov)
+                item.record.judged = position
                 if not item.done.done():
                     item.done.set_result(item.record.outcome)
 
