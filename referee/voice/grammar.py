@@ -270,20 +270,27 @@ def _denoise_config(p: Path, raw: Any) -> DenoiseConfig:
     """`denoise:` block: `enabled` and the numeric settings of DenoiseConfig, in range."""
     if raw is None:
         return DenoiseConfig()
+    return DenoiseConfig(**_switch_block(p, raw, "denoise", set(), _DENOISE_RANGES, "enabled, floor_db, window_s, ..."))
+
+
+def _switch_block(p: Path, raw: Any, name: str, other_keys: set[str], ranges: dict[str, tuple[float, float]],
+                  hint: str) -> dict[str, Any]:
+    """A config block that switches a stage on (`enabled`): a mapping of known keys only;
+    returns `enabled` and its numeric settings, each checked against its range."""
     if not isinstance(raw, dict):
-        raise VoiceConfigError(f"{p}: denoise must be a mapping (enabled, floor_db, window_s, ...)")
-    bad = sorted(set(raw) - {"enabled", *_DENOISE_RANGES})
+        raise VoiceConfigError(f"{p}: {name} must be a mapping ({hint})")
+    known = {"enabled", *other_keys, *ranges}
+    bad = sorted(set(raw) - known)
     if bad:
-        raise VoiceConfigError(f"{p}: unknown denoise key(s) {', '.join(bad)} "
-                               f"(known: {', '.join(sorted({'enabled', *_DENOISE_RANGES}))})")
+        raise VoiceConfigError(f"{p}: unknown {name} key(s) {', '.join(bad)} (known: {', '.join(sorted(known))})")
     vals: dict[str, Any] = {"enabled": bool(raw.get("enabled", False))}
-    for k, (lo, hi) in _DENOISE_RANGES.items():
+    for k, (lo, hi) in ranges.items():
         if k in raw:
             v = float(raw[k])
             if not lo <= v <= hi:
-                raise VoiceConfigError(f"{p}: denoise.{k} = {v} out of range {lo}..{hi}")
+                raise VoiceConfigError(f"{p}: {name}.{k} = {v} out of range {lo}..{hi}")
             vals[k] = v
-    return DenoiseConfig(**vals)
+    return vals
 
 
 _VERIFY_RANGES = {"before_s": (0.0, 1.0), "after_s": (0.0, 0.5), "lw": (0.5, 20.0), "word_weight": (1e-3, 1e6)}
@@ -294,19 +301,8 @@ def _verify_config(p: Path, raw: Any, known_t: set[str]) -> VerifyConfig:
     two-word phrases, `on_reject` and pocketsphinx `decoder` options."""
     if raw is None:
         return VerifyConfig()
-    if not isinstance(raw, dict):
-        raise VoiceConfigError(f"{p}: lm_verify must be a mapping (enabled, thresholds, ...)")
-    known = {"enabled", "thresholds", "on_reject", "decoder", "boost", "vocab", *_VERIFY_RANGES}
-    bad = sorted(set(raw) - known)
-    if bad:
-        raise VoiceConfigError(f"{p}: unknown lm_verify key(s) {', '.join(bad)} (known: {', '.join(sorted(known))})")
-    vals: dict[str, Any] = {"enabled": bool(raw.get("enabled", False))}
-    for k, (lo, hi) in _VERIFY_RANGES.items():
-        if k in raw:
-            v = float(raw[k])
-            if not lo <= v <= hi:
-                raise VoiceConfigError(f"{p}: lm_verify.{k} = {v} out of range {lo}..{hi}")
-            vals[k] = v
+    others = {"thresholds", "on_reject", "decoder", "boost", "vocab"}
+    vals = _switch_block(p, raw, "lm_verify", others, _VERIFY_RANGES, "enabled, thresholds, ...")
     th = {str(k): float(v) for k, v in (raw.get("thresholds") or {}).items()}
     two_word = {k for k in known_t if len(k.split()) > 1}
     bad = sorted(set(th) - two_word)

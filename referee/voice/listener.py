@@ -332,14 +332,19 @@ class CallListener:
             self._level_base += len(self._level) - _LEVEL_KEEP
             del self._level[:-_LEVEL_KEEP]
 
-    def _phrase_level(self, c: _Candidate) -> float | None:
-        """The phrase's own level: 80th percentile of its frames' dB (None: not known)."""
+    def _span_level(self, start: int, end: int) -> float | None:
+        """Level of frames `start`..`end` (absolute, end excluded): the 80th percentile of
+        their dB, so a loud word counts and a short dip does not (None: not known)."""
         lv, base = self._level, self._level_base
-        a, b = c.start - base, c.end + 1 - base
+        a, b = start - base, end - base
         if a < 0 or b > len(lv) or b <= a:
             return None
         inside = sorted(lv[a:b])
         return inside[min(len(inside) - 1, int(0.8 * len(inside)))]
+
+    def _phrase_level(self, c: _Candidate) -> float | None:
+        """The phrase's own level (`_span_level` of its frames)."""
+        return self._span_level(c.start, c.end + 1)
 
     def pause_drop(self, c: _Candidate) -> float | None:
         """dB from the phrase's level (80th percentile of its frames) down to the mean level
@@ -381,15 +386,10 @@ class CallListener:
         need = self.config.extra_words_db
         if need is None:
             return True
-        lv, base = self._level, self._level_base
         for s in group:
             if s.phrase.n_words < c.phrase.n_words and s.start > c.start:
-                a, b = c.start - base, s.start - base
-                short = self._phrase_level(s)
-                if a < 0 or b > len(lv) or b <= a or short is None:
-                    continue
-                extra = sorted(lv[a:b])
-                if extra[min(len(extra) - 1, int(0.8 * len(extra)))] < short - need:
+                extra, short = self._span_level(c.start, s.start), self._phrase_level(s)
+                if extra is not None and short is not None and extra < short - need:
                     return False
         return True
 
@@ -470,14 +470,9 @@ def _extra_phones(long: Phrase, short: Phrase) -> int:
     return long.n_phones - short.n_phones
 
 
-def _base(word: str) -> str:
-    """A dictionary word without its variant suffix (`kems_b` -> `kems`)."""
-    return word.rsplit("_", 1)[0] if word[-2:-1] == "_" else word
-
-
 def _spoken(p: Phrase) -> str:
     """Human form of a phrase: variant words (`kems_b`) shown as their base word."""
-    words = [_base(w) for w in p.text.split()]
+    words = [base_word(w) for w in p.text.split()]
     if p.template in ("kem's", "double kem's", "contre kem's"):
         words = ["kem's" if w == "kems" else w for w in words]
     return " ".join(words)
