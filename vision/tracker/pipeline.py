@@ -300,7 +300,9 @@ class TablePipeline:
                 # (seen as soon as confirmed, so the next market is known to be a new deal).
                 filt.also_allowed = frozenset({0}) if self.market.expect_deal else frozenset()
                 filt.excluded = self._discarded() if filt.config.deck_prior is not None else frozenset()
-            cands = [dets.candidates(i) for i in idx] if dets.alternatives is not None else None
+            # the reader's runners-up matter only to the deck prior: not copied per read without it
+            use_alts = dets.alternatives is not None and filt.config.deck_prior is not None
+            cands = [dets.candidates(i) for i in idx] if use_alts else None
             ch = filt.update(cards, conf, boxes, t, image=image, candidates=cands)
             if ch is not None:
                 changes.append(ch)
