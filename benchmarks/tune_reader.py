@@ -5,6 +5,8 @@
 Reads each frame once at the most permissive detector threshold, then replays grouping
 for every (detector_conf, min_index_p, min_card_p) and both grouping modes (fused: the two
 corners' distributions combined; plain: each index read alone) and prints card-level F1.
+`--reassign 0,0.8` also replays the fused rows with each `reassign_below` (grouping.py: a
+weaker duplicate re-read without the identity a surer card holds; 0 = off).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -27,6 +30,7 @@ def main() -> int:
     ap.add_argument("--model", default=str(REPO / "models"), help="model folder")
     ap.add_argument("--frames", type=int, default=20, help="frames per val family")
     ap.add_argument("--seed", type=int, default=777, help="scene seed (differs from the benchmark's)")
+    ap.add_argument("--reassign", default=None, help="comma-separated reassign_below values for the fused rows (default: the model's)")
     args = ap.parse_args()
 
     from bench_reader import held_out_decks
@@ -36,7 +40,9 @@ def main() -> int:
 
     reader = CardReader.load(args.model)
     m = reader.meta
-    current = (m.fuse_indices, m.detector_conf, m.min_index_p, m.min_card_p)  # what reader.json ships
+    shipped_geom = m.geometry
+    reassigns = [float(v) for v in args.reassign.split(",")] if args.reassign else [shipped_geom.reassign_below]
+    current = (m.fuse_indices, m.detector_conf, m.min_index_p, m.min_card_p, shipped_geom.reassign_below)  # what reader.json ships
     reader.detector.conf = 0.02
     reader.meta.min_index_p = 0.0
     # A two-view reader keeps asking its second view only about boxes at or above the shipped
@@ -49,22 +55,26 @@ def main() -> int:
         for _ in range(args.frames):
             scene = random_scene(rng, ds, size=(1280, 720))
             frames.append((scene, reader.read_indices(scene.image)))
-    grid = itertools.product((True, False), (0.02, 0.05, 0.1, 0.2), (0.3, 0.5, 0.7), (0.2, 0.3, 0.5, 0.7))
+    grid = itertools.product((True, False), (0.02, 0.05, 0.1, 0.2), (0.3, 0.5, 0.7), (0.2, 0.3, 0.5, 0.7), reassigns)
     rows = []
-    for fuse, dc, ip, cp in grid:
+    for fuse, dc, ip, cp, ra in grid:
+        if not fuse and ra != reassigns[0]:
+            continue  # re-reading needs the fused posteriors
         reader.meta.fuse_indices, reader.meta.min_card_p = fuse, cp  # stage c as the reader runs it
+        reader.meta.geometry = replace(shipped_geom, reassign_below=ra)
         total = Score()
         for scene, obs in frames:
             kept = [o for o in obs if o.det >= dc and o.index_p >= ip]
             total.add(score_frame(scene, reader.detections_from(kept)))
-        rows.append((total.f1, fuse, dc, ip, cp, total.precision, total.recall))
+        rows.append((total.f1, fuse, dc, ip, cp, ra, total.precision, total.recall))
     rows.sort(reverse=True)
-    print("F1     fused det_conf min_index_p min_card_p  P      R")
-    for f1, fuse, dc, ip, cp, p, r in rows[:12] + [r for r in rows if r[1:5] in (current, (not current[0], *current[1:]))]:
-        print(f"{f1:.4f} {fuse!s:5} {dc:8.2f} {ip:11.2f} {cp:10.2f}  {p:.3f}  {r:.3f}")
+    print("F1     fused det_conf min_index_p min_card_p reassign  P      R")
+    shipped = [r for r in rows if r[1:5] in (current[:4], (not current[0], *current[1:4]))]
+    for f1, fuse, dc, ip, cp, ra, p, r in rows[:12] + shipped:
+        print(f"{f1:.4f} {fuse!s:5} {dc:8.2f} {ip:11.2f} {cp:10.2f} {ra:8.2f}  {p:.3f}  {r:.3f}")
     for fuse in (True, False):
         best = max(r for r in rows if r[1] == fuse)
-        print(f"best {'fused' if fuse else 'plain'}: F1 {best[0]:.4f} at det_conf {best[2]}, min_index_p {best[3]}, min_card_p {best[4]}")
+        print(f"best {'fused' if fuse else 'plain'}: F1 {best[0]:.4f} at det_conf {best[2]}, min_index_p {best[3]}, min_card_p {best[4]}, reassign {best[5]}")
     return 0
 
 

@@ -174,3 +174,35 @@ def test_fused_card_lists_its_runners_up_on_the_confidence_scale() -> None:
     b, _ = card_indices("7D", (200, 200), 0)
     (plain,) = group_indices([b], GEOM)
     assert plain.alternatives == ()
+
+
+# ---- one deck: a weaker duplicate re-read without the identity a surer card holds --------
+def _dup_scene(unsure: dict[str, float], gap: float) -> list[IndexObs]:
+    sure, _ = card_indices("6D", (200, 200), 0)
+    other, _ = card_indices("6D", (200 + gap, 200), 0)
+    return [with_probs(sure, {"6D": 0.95}), with_probs(other, unsure)]
+
+
+def test_reread_gives_an_unsure_duplicate_its_runner_up() -> None:
+    from dataclasses import replace
+
+    obs = _dup_scene({"6D": 0.5, "8D": 0.45}, gap=300)
+    geom = replace(GEOM, reassign_below=0.8)
+    assert [c.card for c in group_indices(obs, GEOM, labels=(RANKS_T, SUITS_T))] == ["6D"]  # off: dropped
+    cards = group_indices(obs, geom, labels=(RANKS_T, SUITS_T))
+    assert sorted(c.card for c in cards) == ["6D", "8D"]
+    eight = next(c for c in cards if c.card == "8D")
+    assert eight.alternatives[0] == ("8D", eight.confidence) and "6D" not in [c for c, _ in eight.alternatives]
+    assert eight.confidence > 0.5  # conditioned on not being 6D, it is mostly 8D
+
+
+def test_reread_keeps_dropping_sure_duplicates_and_split_halves_of_one_card() -> None:
+    from dataclasses import replace
+
+    geom = replace(GEOM, reassign_below=0.8)
+    sure_twice = group_indices(_dup_scene({"6D": 0.95}, gap=300), geom, labels=(RANKS_T, SUITS_T))
+    assert [c.card for c in sure_twice] == ["6D"]  # both sure: one card seen twice, not two cards
+    near = group_indices(_dup_scene({"6D": 0.5, "8D": 0.45}, gap=2 * S), geom, labels=(RANKS_T, SUITS_T))
+    assert [c.card for c in near] == ["6D"]  # within a card of the holder: the same card
+    two_decks = group_indices(_dup_scene({"6D": 0.5, "8D": 0.45}, gap=300), geom, two_decks=True, labels=(RANKS_T, SUITS_T))
+    assert sorted(c.card for c in two_decks) == ["6D", "6D"]  # two decks: both 6D stay

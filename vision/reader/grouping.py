@@ -43,6 +43,11 @@ class CardGeometry:
     link_radius: float = 1.4  # max distance of predicted centres, in s, to join a pair
     opposite_deg: float = 120.0  # min angle between the two `up`s of a pair
     min_agree: float = 0.05  # fused grouping: min chance two indices read the same identity
+    # One-deck games, fused grouping: a card whose best identity a surer card already holds
+    # is re-read from its own posterior without that identity, if it gave that identity
+    # less than this (it was unsure) and sits more than a card away from the holder (two
+    # halves of one card read alike are still dropped). 0 = off: the weaker is dropped.
+    reassign_below: float = 0.0
 
 
 @dataclass(slots=True)
@@ -85,6 +90,8 @@ class CardGroup:
     # The TOP_K most likely identities (card, probability), best first, on the scale of
     # `confidence` (the first is (card, confidence)); empty when only the top card is known.
     alternatives: tuple[tuple[str, float], ...] = ()
+    posterior: np.ndarray | None = None  # fused grouping: P(identity), rank-major (52)
+    index_p: float = 1.0  # fused grouping: chance the card's indices are indices at all
 
     @property
     def index_boxes(self) -> list[tuple[float, float, float, float]]:
@@ -241,6 +248,7 @@ def _fused_groups(obs: list[IndexObs], geom: CardGeometry, ranks: tuple[str, ...
         index_p = 1.0 - float(np.prod([1.0 - m.index_p for m in items]))
         g.confidence = float(post[k]) * index_p
         g.alternatives = _top_k(post, index_p, ranks, suits, g.card, g.confidence)
+        g.posterior, g.index_p = post, index_p
         out.append(g)
     return out
 
@@ -272,7 +280,7 @@ def group_indices(
     """
     geom = geom or CardGeometry()
     if labels is not None and obs and all(o.rank_probs is not None and o.suit_probs is not None for o in obs):
-        return _keep_per_identity(_fused_groups(obs, geom, *labels), two_decks)
+        return _keep_per_identity(_fused_groups(obs, geom, *labels), two_decks, geom, labels)
     by_card: dict[str, list[IndexObs]] = {}
     for o in obs:
         by_card.setdefault(o.card, []).append(o)
@@ -280,10 +288,65 @@ def group_indices(
     return _keep_per_identity(groups, two_decks)
 
 
-def _keep_per_identity(groups: list[CardGroup], two_decks: bool) -> list[CardGroup]:
-    """A card exists once per deck: the best-supported group(s) of each identity, best first."""
-    per_card: dict[str, list[CardGroup]] = {}
-    for g in groups:
-        per_card.setdefault(g.card, []).append(g)
-    kept = [g for gs in per_card.values() for g in sorted(gs, key=lambda g: -g.confidence)[: 2 if two_decks else 1]]
-    return sorted(kept, key=lambda g: -g.confidence)
+def _keep_per_identity(
+    groups: list[CardGroup],
+    two_decks: bool,
+    geom: CardGeometry | None = None,
+    labels: tuple[tuple[str, ...], tuple[str, ...]] | None = None,
+) -> list[CardGroup]:
+    """A card exists once per deck: the best-supported group(s) of each identity, best first.
+    A weaker group is dropped, or re-read without the identities already held when
+    `geom.reassign_below` allows it (`_reread`)."""
+    cap = 2 if two_decks else 1
+    held: dict[str, list[CardGroup]] = {}
+    for g in sorted(groups, key=lambda g: -g.confidence):
+        if len(held.get(g.card, [])) >= cap:
+            g = _reread(g, held, cap, geom, labels)  # type: ignore[assignment]
+            if g is None:
+                continue
+        held.setdefault(g.card, []).append(g)
+    return sorted((g for gs in held.values() for g in gs), key=lambda g: -g.confidence)
+
+
+def _reread(
+    g: CardGroup,
+    held: dict[str, list[CardGroup]],
+    cap: int,
+    geom: CardGeometry | None,
+    labels: tuple[tuple[str, ...], tuple[str, ...]] | None,
+) -> CardGroup | None:
+    """`g` read as the likeliest identity nobody holds yet: its posterior conditioned on not
+    being any full identity (P(j | not taken) = P(j) / (1 − P(taken))). None when `g` is too
+    sure of its identity or lies within a card of a holder (one card split in two)."""
+    if geom is None or labels is None or g.posterior is None or geom.reassign_below <= 0:
+        return None
+    ranks, suits = labels
+    post = g.posterior
+    top = ranks.index(g.card[:-1]) * len(suits) + suits.index(g.card[-1])
+    if post[top] >= geom.reassign_below:
+        return None
+    reach = geom.height * float(np.mean([m.size for m in g.members]))
+    centre = np.mean(np.array(g.index_boxes, np.float64).reshape(-1, 2, 2).mean(axis=1), axis=0)
+    for h in held[g.card]:
+        other = np.mean(np.array(h.index_boxes, np.float64).reshape(-1, 2, 2).mean(axis=1), axis=0)
+        if float(np.linalg.norm(centre - other)) < reach:
+            return None
+    free = post.copy()
+    for card, gs in held.items():
+        if len(gs) >= cap:
+            free[ranks.index(card[:-1]) * len(suits) + suits.index(card[-1])] = 0.0
+    if free.sum() <= 1e-9:
+        return None
+    free /= free.sum()
+    k = int(free.argmax())
+    card = ranks[k // len(suits)] + suits[k % len(suits)]
+    conf = float(free[k]) * g.index_p
+    return CardGroup(
+        card=card,
+        confidence=conf,
+        members=g.members,
+        quad=g.quad,
+        alternatives=_top_k(free, g.index_p, ranks, suits, card, conf),
+        posterior=free,
+        index_p=g.index_p,
+    )
