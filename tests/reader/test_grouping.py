@@ -206,18 +206,3 @@ def test_reread_keeps_dropping_sure_duplicates_and_split_halves_of_one_card() ->
     assert [c.card for c in near] == ["6D"]  # within a card of the holder: the same card
     two_decks = group_indices(_dup_scene({"6D": 0.5, "8D": 0.45}, gap=300), geom, two_decks=True, labels=(RANKS_T, SUITS_T))
     assert sorted(c.card for c in two_decks) == ["6D", "6D"]  # two decks: both 6D stay
-
-
-def test_a_card_the_deck_cannot_hold_is_read_as_the_likeliest_one_it_can() -> None:
-    """Khmer's deck is A-6: an index read 8D (0.6) or 6D (0.35) is the 6D; plain reads
-    outside the deck are dropped."""
-    a, _ = card_indices("6D", (200, 200), 0)
-    a = with_probs(a, {"8D": 0.6, "6D": 0.35})
-    khmer = frozenset(r + s for r in ("A", "2", "3", "4", "5", "6") for s in SUITS_T)
-    (free,) = group_indices([a], GEOM, labels=(RANKS_T, SUITS_T))
-    (told,) = group_indices([a], GEOM, labels=(RANKS_T, SUITS_T), allowed=khmer)
-    assert free.card == "8D" and told.card == "6D"
-    assert told.confidence > free.alternatives[1][1]  # conditioned on the deck, 6D is likelier
-    assert all(c in khmer for c, _ in told.alternatives)
-    a.card = "8D"
-    assert group_indices([a], GEOM, allowed=khmer) == []  # plain: dropped
