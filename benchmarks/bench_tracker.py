@@ -48,9 +48,7 @@ class OracleReader:
         self.calls = 0
         self.pixels = 0
 
-    def read(
-        self, image: np.ndarray, roi: tuple[int, int, int, int] | None = None, two_decks: bool = False, cards: Any = None
-    ) -> CardDetections:
+    def read(self, image: np.ndarray, roi: tuple[int, int, int, int] | None = None, two_decks: bool = False) -> CardDetections:
         self.calls += 1
         h, w = image.shape[:2]
         x1, y1, x2, y2 = roi if roi is not None else (0, 0, w, h)
@@ -72,9 +70,9 @@ class TimedReader:
     def __init__(self, inner: Any) -> None:
         self.inner, self.calls, self.pixels, self.seconds = inner, 0, 0, 0.0
 
-    def read(self, image: np.ndarray, roi: Any = None, two_decks: bool = False, cards: Any = None) -> CardDetections:
+    def read(self, image: np.ndarray, roi: Any = None, two_decks: bool = False) -> CardDetections:
         t0 = time.perf_counter()
-        out = self.inner.read(image, roi=roi, two_decks=two_decks, cards=cards)
+        out = self.inner.read(image, roi=roi, two_decks=two_decks)
         self.seconds += time.perf_counter() - t0
         self.calls += 1
         if roi is not None:
