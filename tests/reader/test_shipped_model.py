@@ -88,9 +88,7 @@ def test_photo_refine_follows_reader_json(reader: CardReader, monkeypatch: pytes
     img = cv2.imread(str(FIX / "closeup_0_QC.jpg"))
     passes: list[float | None] = []
     real = reader.read_indices
-    monkeypatch.setattr(
-        reader, "read_indices", lambda image, scale=None, conf=None, clf=None: passes.append(scale) or real(image, scale, conf, clf)
-    )
+    monkeypatch.setattr(reader, "read_indices", lambda image, scale=None, conf=None: passes.append(scale) or real(image, scale, conf))
     n = len(reader.meta.multiscale)
     for refine, expected in ((False, n), (True, n + 1)):
         monkeypatch.setattr(reader, "meta", dataclasses.replace(reader.meta, photo_refine=refine))
