@@ -6,9 +6,7 @@ Photos have no known scale (a close-up of one card, a phone photo of a table). C
 on held-out val designs: the camera's fixed scale, picking the best detector scale
 (`CardReader.photo_scale` without its refinement), and picking then refining (the
 shipped photo mode). Two of every three scenes are photo-like (any size, big cards), the
-third a 1280×720 overhead frame, reported separately. `--shifts 0,0.08` also reads the
-scenes in the shipped photo mode with each `photo_shift` (classifier.ShiftedViews: every
-index read from four shifted crops too, readings fused; 0 = off).
+third a 1280×720 overhead frame, reported separately.
 """
 
 from __future__ import annotations
@@ -30,12 +28,10 @@ def main() -> int:
     ap.add_argument("--model", default=str(REPO / "models"), help="model folder")
     ap.add_argument("--scenes", type=int, default=9, help="scenes per val family")
     ap.add_argument("--seed", type=int, default=4242, help="scene seed (differs from the benchmark's)")
-    ap.add_argument("--shifts", default=None, help="comma-separated photo_shift values to compare (shipped photo mode)")
     args = ap.parse_args()
 
     from bench_reader import held_out_decks, photo_scene
     from tqdm import tqdm
-    from vision.reader.classifier import ShiftedViews
     from vision.reader.reader import CardReader
     from vision.synth.layouts import random_scene
 
@@ -47,13 +43,7 @@ def main() -> int:
     decks = {k: v for k, v in held_out_decks(4).items() if k.endswith("(val)")}
     rng = np.random.default_rng(args.seed)
     shipped = "pick + refine" if reader.meta.photo_refine else "pick a scale"
-    if reader.meta.photo_shift > 0:
-        shipped = f"shift {reader.meta.photo_shift:g}"
-    modes: tuple[str, ...] = ("camera scale", "pick a scale", "pick + refine")
-    shifts = [float(v) for v in args.shifts.split(",")] if args.shifts else []
-    modes += tuple(f"shift {v:g}" for v in shifts)
-    live = reader.classifier
-    reader.photo_classifier = live
+    modes = ("camera scale", "pick a scale", "pick + refine")
     res = {kind: {m: Score() for m in modes} for kind in ("photos", "1280x720 frames")}
     for _fam, ds in tqdm(list(decks.items()), desc="val families"):
         for i in range(args.scenes):
@@ -63,10 +53,6 @@ def main() -> int:
             r[modes[0]].add(score_frame(scene, reader.read(scene.image)))
             r[modes[1]].add(score_frame(scene, picked(scene.image, False)))
             r[modes[2]].add(score_frame(scene, picked(scene.image, True)))
-            for v in shifts:
-                reader.photo_classifier = ShiftedViews(live, v) if v > 0 else live
-                r[f"shift {v:g}"].add(score_frame(scene, reader.read(scene.image, multiscale=True)))
-            reader.photo_classifier = live  # the three modes above read without shifted views
     for kind, r in res.items():
         print(kind)
         for m, s in r.items():

@@ -121,39 +121,6 @@ class TwoViewClassifier:
         return IndexReadings(r.argmax(1), r.max(1), s.argmax(1), s.max(1), v.astype(np.float32), a.up, r, s)
 
 
-class ShiftedViews:
-    """Photo mode's reading: each box also read from four crops shifted by `shift` × its
-    size (right, left, down, up) and the five readings fused (rank and suit as a geometric
-    mean, "is an index" as a mean; the reading direction from the unshifted crop).
-    A photo's indices are larger and sharper than the camera's, and where the crop sits
-    around them moved the reading more than any other setting (tune_photo_mode.py --shifts).
-    One batch of 5 × N crops; photo mode has no frame budget, so the ~5× classifier cost is
-    spent only there."""
-
-    def __init__(self, inner: IndexClassifier | TwoViewClassifier, shift: float) -> None:
-        self.inner, self.shift = inner, shift
-
-    def warm(self) -> None:
-        self.inner.warm()
-
-    def classify(self, image: np.ndarray, boxes: np.ndarray) -> IndexReadings:
-        b = np.asarray(boxes, np.float32).reshape(-1, 4)
-        n = len(b)
-        if n == 0:
-            return self.inner.classify(image, b)
-        d = np.maximum(b[:, 2] - b[:, 0], b[:, 3] - b[:, 1])[:, None] * self.shift
-        moves = [(0, 0), (1, 0), (-1, 0), (0, 1), (0, -1)]
-        views = np.concatenate([b + np.concatenate([d * dx, d * dy, d * dx, d * dy], 1) for dx, dy in moves])
-        r = self.inner.classify(image, views)
-        assert r.rank_probs is not None and r.suit_probs is not None
-        k = len(moves)
-        rank = softmax(np.log(np.maximum(r.rank_probs, 1e-9)).reshape(k, n, -1).mean(axis=0))
-        suit = softmax(np.log(np.maximum(r.suit_probs, 1e-9)).reshape(k, n, -1).mean(axis=0))
-        index_p = r.index_p.reshape(k, n).mean(axis=0).astype(np.float32)
-        up = None if r.up is None else r.up[:n]
-        return IndexReadings(rank.argmax(1), rank.max(1), suit.argmax(1), suit.max(1), index_p, up, rank, suit)
-
-
 def _geo_mean(p: np.ndarray | None, q: np.ndarray | None, w: float) -> np.ndarray:
     assert p is not None and q is not None
     z = (1 - w) * np.log(np.maximum(p, 1e-9)) + w * np.log(np.maximum(q, 1e-9))

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from vision.reader.classifier import IndexClassifier, ShiftedViews, TwoViewClassifier
+from vision.reader.classifier import IndexClassifier, TwoViewClassifier
 from vision.reader.detector import IndexDetector
 from vision.reader.grouping import CardGeometry, CardGroup, IndexObs, group_indices
 from vision.reader.labels import RANKS, SUITS
@@ -52,9 +52,6 @@ class ReaderMeta:
     # default (chosen with round 2); round 5 turns it off: on 80 val photos
     # (benchmarks/tune_photo_mode.py --scenes 24) refining lost F1 0.724 -> 0.703 (round 4: even).
     photo_refine: bool = True
-    # photo mode: also read each index from crops shifted by this share of its size and fuse
-    # the readings (classifier.ShiftedViews); 0 = off (the default for older model files).
-    photo_shift: float = 0.0
     classifier2_file: str | None = None  # optional second view (classifier.TwoViewClassifier)
     classifier2_size: int = 40
     classifier2_pad: float = 1.25
@@ -87,10 +84,6 @@ class CardReader:
 
     def __init__(self, meta: ReaderMeta, detector: IndexDetector, classifier: IndexClassifier | TwoViewClassifier) -> None:
         self.meta, self.detector, self.classifier = meta, detector, classifier
-        # photo mode reads with this one (the same networks; shifted views when the model says so)
-        self.photo_classifier: IndexClassifier | TwoViewClassifier | ShiftedViews = (
-            ShiftedViews(classifier, meta.photo_shift) if meta.photo_shift > 0 else classifier
-        )
 
     @classmethod
     def load(cls, model_dir: str | Path | None = None, threads: int = 2) -> CardReader:
@@ -152,18 +145,12 @@ class CardReader:
                 boxes, scores = b2, s2
         return boxes, scores
 
-    def read_indices(
-        self,
-        image: np.ndarray,
-        scale: float | None = None,
-        conf: float | None = None,
-        classifier: IndexClassifier | TwoViewClassifier | ShiftedViews | None = None,
-    ) -> list[IndexObs]:
+    def read_indices(self, image: np.ndarray, scale: float | None = None, conf: float | None = None) -> list[IndexObs]:
         """Stage a + b: classified corner indices, before grouping. `scale`: run the
         detector at exactly this image scale (default: chosen from the image); `conf`: its
-        score threshold there (default: detector_conf); `classifier`: default the live one."""
+        score threshold there (default: detector_conf)."""
         boxes, scores = self._detect(image) if scale is None else self.detector.detect(image, scale, conf)
-        r = (classifier or self.classifier).classify(image, boxes)
+        r = self.classifier.classify(image, boxes)
         obs = []
         for i, box in enumerate(boxes):
             if r.index_p[i] < self.meta.min_index_p:
@@ -229,7 +216,7 @@ class CardReader:
         best: tuple[float, float, float, list[IndexObs]] | None = None
         conf = self.meta.photo_detector_conf
         for m in self.meta.multiscale:
-            obs = self.read_indices(image, fit * m, conf, self.photo_classifier)
+            obs = self.read_indices(image, fit * m, conf)
             if not obs:
                 continue
             size = float(np.median([o.size for o in obs])) * fit * m
@@ -242,7 +229,7 @@ class CardReader:
         if refine is None:
             refine = self.meta.photo_refine
         if refine and abs(np.log(size / target)) > 0.15:  # indices at the trained size
-            refined = self.read_indices(image, scale * target / size, conf, self.photo_classifier)
+            refined = self.read_indices(image, scale * target / size, conf)
             if refined:
                 return scale * target / size, refined
         return scale, obs
