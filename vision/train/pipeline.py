@@ -164,7 +164,14 @@ def stage_export(cfg: TrainConfig, out: Path, export_dir: Path) -> dict:
     unknown = set(cfg.runtime) - set(ReaderMeta.__dataclass_fields__)
     if unknown:
         raise ValueError(f"runtime: unknown reader.json key(s) {', '.join(sorted(unknown))}")
-    meta = dataclasses.replace(meta, **{k: tuple(v) if isinstance(v, list) else v for k, v in cfg.runtime.items()})
+    runtime = dict(cfg.runtime)
+    if "geometry" in runtime:  # grouping settings (e.g. reassign_below) on top of the measured shape
+        g = dict(runtime.pop("geometry"))
+        bad = set(g) - set(CardGeometry.__dataclass_fields__)
+        if bad:
+            raise ValueError(f"runtime.geometry: unknown key(s) {', '.join(sorted(bad))}")
+        meta = dataclasses.replace(meta, geometry=dataclasses.replace(meta.geometry, **g))
+    meta = dataclasses.replace(meta, **{k: tuple(v) if isinstance(v, list) else v for k, v in runtime.items()})
     (export_dir / META_FILE).write_text(json.dumps(meta.to_json(), indent=1))
     return {k: str(v) for k, v in files.items()}
 
