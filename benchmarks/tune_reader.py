@@ -42,7 +42,7 @@ def main() -> int:
     m = reader.meta
     shipped_geom = m.geometry
     reassigns = [float(v) for v in args.reassign.split(",")] if args.reassign else [shipped_geom.reassign_below]
-    current = (m.fuse_indices, m.detector_conf, m.min_index_p, m.min_card_p, shipped_geom.reassign_below)  # what reader.json ships
+    current = (m.fuse_indices, m.detector_conf, m.min_index_p, m.min_card_p)  # what reader.json ships
     reader.detector.conf = 0.02
     reader.meta.min_index_p = 0.0
     # A two-view reader keeps asking its second view only about boxes at or above the shipped
@@ -69,7 +69,7 @@ def main() -> int:
         rows.append((total.f1, fuse, dc, ip, cp, ra, total.precision, total.recall))
     rows.sort(reverse=True)
     print("F1     fused det_conf min_index_p min_card_p reassign  P      R")
-    shipped = [r for r in rows if r[1:5] in (current[:4], (not current[0], *current[1:4]))]
+    shipped = [r for r in rows if r[1:5] in (current, (not current[0], *current[1:]))]
     for f1, fuse, dc, ip, cp, ra, p, r in rows[:12] + shipped:
         print(f"{f1:.4f} {fuse!s:5} {dc:8.2f} {ip:11.2f} {cp:10.2f} {ra:8.2f}  {p:.3f}  {r:.3f}")
     for fuse in (True, False):

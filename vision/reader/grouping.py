@@ -300,11 +300,9 @@ def _keep_per_identity(
     cap = 2 if two_decks else 1
     held: dict[str, list[CardGroup]] = {}
     for g in sorted(groups, key=lambda g: -g.confidence):
-        if len(held.get(g.card, [])) >= cap:
-            g = _reread(g, held, cap, geom, labels)  # type: ignore[assignment]
-            if g is None:
-                continue
-        held.setdefault(g.card, []).append(g)
+        kept = g if len(held.get(g.card, [])) < cap else _reread(g, held, cap, geom, labels)
+        if kept is not None:
+            held.setdefault(kept.card, []).append(kept)
     return sorted((g for gs in held.values() for g in gs), key=lambda g: -g.confidence)
 
 
@@ -326,11 +324,8 @@ def _reread(
     if post[top] >= geom.reassign_below:
         return None
     reach = geom.height * float(np.mean([m.size for m in g.members]))
-    centre = np.mean(np.array(g.index_boxes, np.float64).reshape(-1, 2, 2).mean(axis=1), axis=0)
-    for h in held[g.card]:
-        other = np.mean(np.array(h.index_boxes, np.float64).reshape(-1, 2, 2).mean(axis=1), axis=0)
-        if float(np.linalg.norm(centre - other)) < reach:
-            return None
+    if any(float(np.linalg.norm(_index_centre(g) - _index_centre(h))) < reach for h in held[g.card]):
+        return None
     free = post.copy()
     for card, gs in held.items():
         if len(gs) >= cap:
@@ -350,3 +345,8 @@ def _reread(
         posterior=free,
         index_p=g.index_p,
     )
+
+
+def _index_centre(g: CardGroup) -> np.ndarray:
+    """Mean centre of a card's index boxes (px)."""
+    return np.array([m.centre for m in g.members]).mean(axis=0)
