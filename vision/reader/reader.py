@@ -49,8 +49,9 @@ class ReaderMeta:
     # camera's frame time, so it can afford the boxes a higher live threshold drops for speed.
     photo_detector_conf: float | None = None
     # photo mode: refine the picked scale so the median index has the trained size. On by
-    # default (chosen with round 2); round 5 turns it off: on 80 val photos
-    # (benchmarks/tune_photo_mode.py --scenes 24) refining lost F1 0.724 -> 0.703 (round 4: even).
+    # default (chosen with round 2); round 5 turned it off: on 80 val photos
+    # (benchmarks/tune_photo_mode.py --scenes 24) refining lost F1 0.724 -> 0.703 (round 4: even);
+    # round 6 turns it on again there: 0.696 -> 0.747. Re-checked with each model.
     photo_refine: bool = True
     classifier2_file: str | None = None  # optional second view (classifier.TwoViewClassifier)
     classifier2_size: int = 40
