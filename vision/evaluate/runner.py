@@ -138,7 +138,7 @@ def evaluate_recording(root: str | Path, opts: RunOptions, on_frame: Callable[[i
     tracker_header = dict(rec.header)
     if rec.meta.get("stale_after_s") is not None:  # the table's own convention, from the metadata
         tracker_header["stale_after_s"] = float(rec.meta["stale_after_s"])
-    extra = () if opts.tracker is None else (opts.tracker,)
+    extra = () if opts.tracker is None else (opts.tracker,)  # only when set: stand-in pipelines take no config
     pipe = TablePipeline(layout, reader, tracker_header, rec.fps, *extra)
     ref = Referee.start(rec.header)
     players = list(rec.header["players"])

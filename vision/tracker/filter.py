@@ -288,7 +288,8 @@ class ZoneFilter:
         order = [i for i in np.argsort(-np.asarray(confidence, np.float32), kind="stable") if float(confidence[i]) >= cfg.min_confidence]
         if cfg.vote_window is not None:
             cards = list(cards)
-            cands = [candidates[i] if candidates is not None and i < len(candidates) and candidates[i] else ((cards[i], float(confidence[i])),) for i in order]
+            # each read's candidates (the reader's alternatives, else its card alone)
+            cands = [candidates[i] if candidates and candidates[i] else ((cards[i], float(confidence[i])),) for i in order]
             spots = self._match_spots([cards[i] for i in order], [float(confidence[i]) for i in order], [boxes[i] for i in order], cands)
             self._apply_prior()
             self._rows.append((self.reads, [(sp, float(confidence[i])) for sp, i in zip(spots, order)]))
@@ -398,9 +399,7 @@ class ZoneFilter:
         evidence (a card lies in one place)."""
         cfg = self.config
         if cfg.deck_prior is None or not self.one_deck:
-            for sp in self._spots:
-                sp.exclude = frozenset()
-            return
+            return  # off: no spot is ever given exclusions
         for sp in self._spots:
             sp.exclude, sp.prior = self.excluded, float(cfg.deck_prior)
         owner: dict[str, tuple[float, _Spot]] = {}
@@ -417,7 +416,7 @@ class ZoneFilter:
             if taken:
                 sp.exclude = self.excluded | taken
 
-    def _match_spots(self, cards: list[str], conf: list[float], boxes: list, cands: list | None = None) -> list[_Spot]:
+    def _match_spots(self, cards: list[str], conf: list[float], boxes: list, cands: list[tuple[tuple[str, float], ...]]) -> list[_Spot]:
         """The spot of each read card (nearest centre within half a box; a new spot when
         none), with the read added to its evidence. Spots unread for a vote window are gone."""
         window = int(self.config.vote_window or 1)
@@ -448,7 +447,7 @@ class ZoneFilter:
                 self._spots.append(sp)
             sp.box, sp.missed = b, 0
             sp.hits += 1
-            sp.reads.append((cards[i], -float(np.log1p(-min(conf[i], 0.99))), cands[i] if cands is not None else ((cards[i], conf[i]),)))
+            sp.reads.append((cards[i], -float(np.log1p(-min(conf[i], 0.99))), cands[i]))
             spots.append(sp)
         return spots
 
