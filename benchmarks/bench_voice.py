@@ -87,10 +87,10 @@ def run_stream(pcm: np.ndarray, game: str, config: VoiceConfig) -> RunResult:
     t_cpu = time.process_time()
     for i in range(0, len(data), step):
         now = (i + step) / 32000
-        n_lm, t_feed = listener.lm_decodes, time.process_time()
+        n_lm, n_em, t_feed = listener.lm_decodes, listener.embed_checks, time.process_time()
         got = listener.feed(data[i : i + step])
-        if listener.lm_decodes > n_lm:  # an LM verification ran: the call came out that much later
-            now += time.process_time() - t_feed
+        if listener.lm_decodes > n_lm or listener.embed_checks > n_em:
+            now += time.process_time() - t_feed  # an LM decode or embedding ran: the call came out that much later
             lm_cpu += [t for *_, t in list(listener.verify_log)[n_lm - listener.lm_decodes:]]
         out += [(c, now) for c in got]
         frame = listener._processed // 160

@@ -171,6 +171,9 @@ def _verify_key(config: VoiceConfig) -> tuple:
     return (v.before_s, v.after_s, v.lw, v.word_weight, v.decoder, v.boost, v.vocab)
 
 
+_SIMS: dict[tuple, dict] = {}  # embedding similarities per stream (embed_verify), for the whole run
+
+
 class Replayer:
     """One listener per game and config, reused across streams (no decoding happens,
     except the LM verification's, cached in `hyps`, when the config switches it on)."""
@@ -198,6 +201,12 @@ class Replayer:
         """[(VoiceCall, stream time when it was decided)], as `feed()` in 20 ms pieces."""
         lis = self.listener(game)
         lis._pending, lis._emitted, lis._decoys = [], [], []
+        if lis._refs is not None:  # the embedding check reads the candidates' audio
+            if self.audio is None:
+                raise ValueError("embed_verify on: the replay needs the streams' audio")
+            lis._audio, lis._audio_base = bytearray(self.audio.get(rec)), 0
+            e = self.config.embed_verify  # similarities do not depend on weight or center: shared by every config
+            lis._sims = _SIMS.setdefault((rec["stream"].name, rec["cond"], e.voices, e.styles, e.after_s, e.top_k), {})
         if lis._verifier is not None:
             if self.audio is None or self.hyps is None:
                 raise ValueError("lm_verify on: the replay needs the streams' audio and a hypothesis cache")
@@ -353,7 +362,7 @@ def main() -> int:
     hyps = HypCache(out / "lm-hyps.cache")  # not *.pkl: those are the dump
     for ov in args.overrides or ["{}"]:
         config = load_config(args.config, overrides=json.loads(ov))
-        if config.lm_verify.enabled and audio is None:
+        if (config.lm_verify.enabled or config.embed_verify.enabled) and audio is None:
             audio = StreamAudio(args.cache, config)
         if args.what == "eval":
             print(format_eval(evaluate(recs, config, audio, hyps), ov))

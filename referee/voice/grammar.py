@@ -20,6 +20,7 @@ from typing import Any
 import yaml
 
 from referee.voice.denoise import DenoiseConfig
+from referee.voice.phrase_refs import EmbedVerifyConfig
 from referee.voice.verify import VERIFY_DECODER_KEYS, VerifyConfig
 
 CALLS: tuple[str, ...] = ("kemps", "cut", "kems", "double_kems", "contre_kems")
@@ -142,12 +143,15 @@ class VoiceConfig:
     denoise: DenoiseConfig = field(default_factory=DenoiseConfig)
     # optional second pass over two-word candidates with the general English LM (referee/voice/verify.py)
     lm_verify: VerifyConfig = field(default_factory=VerifyConfig)
+    # optional word-embedding check of two-word candidates (referee/voice/phrase_refs.py)
+    embed_verify: EmbedVerifyConfig = field(default_factory=EmbedVerifyConfig)
 
 
 _PAUSE_FLOOR_KEYS = {"fraction": "pause_fraction", "min_db": "pause_min_db", "window_s": "floor_window_s",
                      "percentile": "floor_percentile", "direct": "pause_floor_direct"}
 
 _TOP_KEYS = {
+    "embed_verify",
     "lm_verify",
     "denoise",
     "pause_floor",
@@ -231,6 +235,9 @@ def load_config(path: Path | str | None = None, overrides: dict[str, Any] | None
         raise VoiceConfigError(f"{p}: extra_words_db is a level difference in dB between 0 and 60, or null")
     denoise = _denoise_config(p, raw.get("denoise"))
     lm_verify = _verify_config(p, raw.get("lm_verify"), known_t)
+    embed_verify = _embed_config(p, raw.get("embed_verify"))
+    if embed_verify.enabled and lm_verify.enabled:
+        raise VoiceConfigError(f"{p}: embed_verify and lm_verify cannot both be enabled (each sets its own spotting thresholds)")
     decoy_thr = float(raw.get("decoy_threshold", 1e-30))
     if not 0.0 < decoy_thr < 1e100:
         raise VoiceConfigError(f"{p}: decoy_threshold must be a positive ratio, got {decoy_thr}")
@@ -258,6 +265,7 @@ def load_config(path: Path | str | None = None, overrides: dict[str, Any] | None
         extra_words_db=None if extra_db is None else float(extra_db),
         denoise=denoise,
         lm_verify=lm_verify,
+        embed_verify=embed_verify,
         **floor,
     )
 
@@ -330,6 +338,36 @@ def _verify_config(p: Path, raw: Any, known_t: set[str]) -> VerifyConfig:
             for k, v in dec.items()}
     vals["decoder"] = tuple(sorted({**dict(VerifyConfig().decoder), **opts}.items()))
     return VerifyConfig(**vals)
+
+
+_EMBED_RANGES = {"after_s": (0.0, 0.5), "weight": (0.0, 2000.0), "center": (-1.0, 1.0), "spot_below": (0.0, 200.0),
+                 "hold_below_ms": (0.0, 1000.0)}
+
+
+def _embed_config(p: Path, raw: Any) -> EmbedVerifyConfig:
+    """`embed_verify:` block: enabled, the numbers of EmbedVerifyConfig in range, `top_k`,
+    the reference `voices` (flite voice names) and `styles` ([stretch, pitch cents] pairs)."""
+    if raw is None:
+        return EmbedVerifyConfig()
+    vals = _switch_block(p, raw, "embed_verify", {"voices", "styles", "top_k"}, _EMBED_RANGES, "enabled, weight, center, ...")
+    if "voices" in raw:
+        voices = raw["voices"]
+        if not isinstance(voices, list) or not voices or not all(isinstance(v, str) and v.isalnum() for v in voices):
+            raise VoiceConfigError(f"{p}: embed_verify.voices is a list of flite voice names, e.g. [awb, slt]")
+        vals["voices"] = tuple(voices)
+    if "styles" in raw:
+        styles = raw["styles"]
+        try:
+            vals["styles"] = tuple((float(a), int(b)) for a, b in styles)
+        except (TypeError, ValueError):
+            raise VoiceConfigError(f"{p}: embed_verify.styles is a list of [stretch, pitch_cents] pairs") from None
+        if not vals["styles"] or any(not 0.5 <= a <= 2.0 or abs(b) > 600 for a, b in vals["styles"]):
+            raise VoiceConfigError(f"{p}: embed_verify.styles: stretch 0.5..2, pitch within 600 cents, at least one")
+    if "top_k" in raw:
+        vals["top_k"] = int(raw["top_k"])
+        if vals["top_k"] < 1:
+            raise VoiceConfigError(f"{p}: embed_verify.top_k is at least 1")
+    return EmbedVerifyConfig(**vals)
 
 
 def resolve_game(rules: str, overrides: Mapping[str, Any] | None = None) -> tuple[str, bool]:

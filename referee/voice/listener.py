@@ -21,6 +21,10 @@ pause checks all see the cleaned audio, on the input's clock.
 Optionally (`lm_verify: enabled`) a two-word call about to be reported is decoded again
 with the general English language model (referee/voice/verify.py) and kept only if its
 words come out; its detection threshold can then be lower (`lm_verify.thresholds`).
+Optionally (`embed_verify: enabled`) a two-word candidate's score is moved up or down by
+how much its audio sounds like flite renderings of the phrase to a pretrained word
+embedding (referee/voice/phrase_refs.py): spotted `spot_below` nats under its threshold,
+it is reported only if the moved score clears the usual threshold.
 """
 
 from __future__ import annotations
@@ -35,8 +39,12 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from referee.voice.denoise import Denoiser
+from referee.voice.embedding import WINDOW, EmbeddingUnavailable, shared_embedder
 from referee.voice.grammar import Grammar, Phrase, VoiceConfig, build_grammar, load_config
+from referee.voice.phrase_refs import PhraseReferences
 from referee.voice.verify import LmVerifier, base_word, heard
 
 RATE = 16000
@@ -49,7 +57,7 @@ _KWS_MAX = 1500  # kws_search.c subtracts this from a detection's score before r
 PAUSE_WINDOW = (5, 20)  # frames after a phrase's end whose level is compared with the phrase's
 _LEVEL_KEEP = 1000  # frames of level history kept (10 s)
 _FLOOR_MIN_FRAMES = 50  # background level needs at least 0.5 s before the phrase
-_AUDIO_KEEP_S = 6.0  # audio kept for the LM verification (lm_verify), seconds
+_AUDIO_KEEP_S = 6.0  # audio kept for the LM verification (lm_verify) and the embedding check, seconds
 
 
 def kws_score(seg_prob: float) -> float:
@@ -87,6 +95,8 @@ class _Candidate:
     end: int  # inclusive
     score: float  # ln p(phrase path)/p(best phone-loop path), compared with ln(threshold)
     seen: int = 0  # frame at which the decoder reported it (end + kws_delay or later)
+    checked: bool = False  # score already moved by the embedding check (embed_verify)
+    raw: float | None = None  # the spotter's own score, when the check moved `score`
 
     @property
     def per_phone(self) -> float:
@@ -107,9 +117,21 @@ class CallListener:
         (the no-Cut variant drops the Cut phrases)."""
         self.config = config if isinstance(config, VoiceConfig) else load_config(config)
         vcfg = self.config.lm_verify
+        ecfg = self.config.embed_verify
         # with the LM check on, two-word phrases may be spotted below their usual threshold
         spot = replace(self.config, thresholds={**self.config.thresholds, **vcfg.thresholds}) if vcfg.enabled else self.config
         self.grammar: Grammar = build_grammar(rules_game, list(names), spot, rules)
+        self._warnings = list(self.grammar.warnings)
+        self._refs: PhraseReferences | None = None
+        if ecfg.enabled:
+            two_word = [_spoken(p) for p in self.grammar.phrases if not p.is_decoy and p.n_words >= 2]
+            try:
+                self._refs = PhraseReferences(two_word, ecfg, shared_embedder())
+            except EmbeddingUnavailable as exc:  # the spotter alone still hears every call it did before
+                self._warnings.append(f"embedding check off: {exc}")
+            else:  # with the check on, two-word phrases are spotted `spot_below` nats under their threshold
+                low = {k: v * math.exp(-ecfg.spot_below) if len(k.split()) > 1 else v for k, v in self.config.thresholds.items()}
+                self.grammar = build_grammar(rules_game, list(names), replace(self.config, thresholds=low), rules)
         self._usual_lt = {k: math.log(v) for k, v in self.config.thresholds.items()}  # ln, per template
         self._by_text = self.grammar.by_text()
         self._decoder = _make_decoder(self.grammar, self.config.decoder)
@@ -119,6 +141,7 @@ class CallListener:
         self._vad_bytes = int(self._vad.frame_bytes)
         self._chunk_bytes = max(1, int(RATE * self.config.chunk_ms / 1000)) * 2
         self._hold = max(0, round(self.config.hold_ms / 1000 / FRAME_S))
+        self._hold_below = max(0, round(self.config.embed_verify.hold_below_ms / 1000 / FRAME_S))
         self._denoiser = Denoiser(self.config.denoise) if self.config.denoise.enabled else None
         self._buf = bytearray()
         self._vad_buf = bytearray()
@@ -136,6 +159,12 @@ class CallListener:
         self._level_base = 0  # absolute frame index of self._level[0]
         self._floor_frames = max(_FLOOR_MIN_FRAMES, round(self.config.floor_window_s / FRAME_S))
         self._verifier = LmVerifier(_call_words(self.grammar), vcfg) if vcfg.enabled else None
+        # the last embedding checks: (start frame, end frame, similarity, CPU s); embed_checks counts all
+        self.embed_log: deque[tuple[int, int, float, float]] = deque(maxlen=256)
+        self.embed_checks = 0
+        # similarity per (phrase as spoken, window end sample): variants of a phrase
+        # ("stop kemps", "stop kemps_b") often end on the same frame
+        self._sims: dict[tuple[str, int], float] = {}
         self._audio = bytearray()  # the last seconds given to the decoder (LM verification only)
         self._audio_base = 0  # sample index of self._audio[0]
         self._hyps: dict[tuple[int, int], list[str]] = {}  # LM hypotheses of recent spans
@@ -145,7 +174,7 @@ class CallListener:
 
     @property
     def warnings(self) -> tuple[str, ...]:
-        return self.grammar.warnings
+        return tuple(self._warnings)
 
     def feed(self, pcm16_mono_16k: bytes, t0: float | None = None) -> list[VoiceCall]:
         """Add audio; `t0` is the stream time of its first sample (defaults to continuing)."""
@@ -194,7 +223,7 @@ class CallListener:
             self._utt_start = self._processed
             self._seen.clear()
         self._decoder.process_raw(chunk, False, False)
-        if self._verifier is not None:
+        if self._verifier is not None or self._refs is not None:
             self._audio.extend(chunk)
             keep = int(_AUDIO_KEEP_S * RATE) * 2
             if len(self._audio) > 2 * keep:
@@ -233,19 +262,21 @@ class CallListener:
         self._pending.sort(key=lambda c: c.end)
         while self._pending:
             first = self._pending[0]
-            if not final and now < first.seen + self._hold:
+            if not final and now < first.seen + self._hold_of(first):
                 break
             group = [c for c in self._pending if _overlap(c, first)]
+            if self._refs is not None and self._embed_check(group, now, final):
+                continue  # a two-word reading fell below its threshold: decide again without it
             credible = [c for c in group if _credible(c, group) and self._extra_words_voiced(c, group)] or [first]
             ok = sorted((c for c in credible if _verified(c, self._decoys) and self._paused(c, c.phrase.detect_pause_db)),
                         key=_rank, reverse=True)
             best = ok[0] if ok else None
             if best is None:  # every reading of this audio is a decoy's better: nothing said
-                if not final and any(now < c.seen + self._hold for c in group):
+                if not final and any(now < c.seen + self._hold_of(c) for c in group):
                     break  # a member still in its hold may yet be verified
                 self._pending = [c for c in self._pending if c not in group]
                 continue
-            if not final and best is not first and now < best.seen + self._hold:
+            if not final and best is not first and now < best.seen + self._hold_of(best):
                 break  # a longer rival reported later is still in its hold: wait for it
             self._pending = [c for c in self._pending if c not in group]
             if any(_overlap(best, e) for e in self._emitted):
@@ -256,12 +287,44 @@ class CallListener:
                 if best is None:
                     continue
             self._emitted.append(best)
-            call = self._to_call(best)
+            call = self._to_call(best, group)
             out.append(replace(call, provisional=True) if demote else call)
         # keep only recent emissions for de-duplication
         self._emitted = [e for e in self._emitted if now - e.end < 300]
         self._decoys = [d for d in self._decoys if now - d.end < 300]
         return out
+
+    def _embed_check(self, group: list[_Candidate], now: int, final: bool) -> bool:
+        """Move each two-word candidate's score by its embedding similarity, once its window's
+        audio is in hand; drop (from the pending list) those that then miss their usual
+        threshold. True when one was dropped."""
+        ecfg = self.config.embed_verify
+        after = round(ecfg.after_s * RATE)
+        dropped = False
+        for c in group:
+            if c.checked or c.phrase.n_words < 2:
+                continue
+            end = (c.end + 1) * 160 + after
+            if end > now * 160 and not final:
+                continue  # still in its hold: checked in a later round
+            key = (_spoken(c.phrase), end)
+            if key not in self._sims:
+                t = time.process_time()
+                lo = max(self._audio_base, end - WINDOW)
+                hi = min(end, self._audio_base + len(self._audio) // 2)
+                pcm = np.frombuffer(bytes(self._audio[2 * (lo - self._audio_base) : 2 * max(0, hi - self._audio_base)]), dtype="<i2")
+                if len(self._sims) > 512:
+                    self._sims.clear()
+                self._sims[key] = self._refs.similarity(key[0], pcm, end - lo) if self._refs is not None else 0.0
+                self.embed_checks += 1
+                self.embed_log.append((c.start, c.end, self._sims[key], time.process_time() - t))
+            c.raw = c.score
+            c.score += ecfg.weight * (self._sims[key] - ecfg.center)
+            c.checked = True
+            if c.score < self._usual_lt[c.phrase.template]:
+                self._pending.remove(c)
+                dropped = True
+        return dropped
 
     def _lm_choice(self, ok: list[_Candidate]) -> tuple[_Candidate | None, bool]:
         """The reading to report among `ok` (best first) with the LM check: the first
@@ -302,7 +365,16 @@ class CallListener:
         self._hyps[(start, end)] = hyp
         return hyp
 
-    def _to_call(self, c: _Candidate) -> VoiceCall:
+    def _hold_of(self, c: _Candidate) -> int:
+        """Frames a candidate is held after the decoder reported it. With the embedding check,
+        a two-word reading spotted under its usual threshold is often the first, clipped
+        reading of a call ("cut ea-") whose full reading the decoder reports a little later:
+        it waits `hold_below_ms` more for it."""
+        if self._refs is not None and c.phrase.n_words >= 2 and _raw(c) < self._usual_lt[c.phrase.template]:
+            return self._hold + self._hold_below
+        return self._hold
+
+    def _to_call(self, c: _Candidate, group: list[_Candidate] | None = None) -> VoiceCall:
         p = c.phrase
         # 0 at the (usual) threshold, 0.5 at CONF_HALF nats per phone above it, towards 1 beyond
         margin = max(0.0, c.score - self._usual_lt.get(p.template, math.log(p.threshold))) / p.n_phones
@@ -313,7 +385,7 @@ class CallListener:
             target=p.target,
             confidence=conf,
             provisional=(self.config.one_word_provisional and p.n_words == 1)
-            or (p.direct_threshold is not None and c.score < math.log(p.direct_threshold))
+            or (p.direct_threshold is not None and _direct_score(c, group) < math.log(p.direct_threshold))
             or not self._paused(c, p.direct_pause_db, relative=self.config.pause_floor_direct),
             phrase=_spoken(p),
             t_start=self._t_base + c.start * FRAME_S,
@@ -440,6 +512,19 @@ def rival_margin(c: _Candidate, decoys: list[_Candidate]) -> float:
 def _verified(c: _Candidate, decoys: list[_Candidate]) -> bool:
     m = c.phrase.verify_margin
     return m is None or rival_margin(c, decoys) >= m
+
+
+def _raw(c: _Candidate) -> float:
+    """The spotter's own score (before the embedding check moved it)."""
+    return c.raw if c.raw is not None else c.score
+
+
+def _direct_score(c: _Candidate, group: list[_Candidate] | None) -> float:
+    """Score compared with the direct threshold: the embedding check may take a call off the
+    direct path (the lower of the spotter's and the moved score), never put it there; any
+    reading of the same call in the group counts (the reported one may be a clipped one)."""
+    same = [g for g in (group or []) if g.phrase.call == c.phrase.call and g.phrase.target == c.phrase.target] or [c]
+    return max(min(g.score, _raw(g)) for g in same + [c])
 
 
 def _rank(c: _Candidate) -> tuple[int, float]:
