@@ -19,7 +19,7 @@ seeds as the dump) and every candidate the listener asks about is decoded by the
 verifier once; the hypotheses are kept in OUT/lm-hyps.cache, so another threshold or
 `on_reject` replays without decoding again:
 
-    ... eval --conditions 'clean,pink 20 dB,babble 20 dB' '{}' '{"lm_verify": {"enabled": true}}'
+    ... eval --conditions 'clean,pink 20 dB,babble 20 dB' '{}' '{"lm_verify": {"enabled": true}, "embed_verify": {"enabled": false}}'
 
 It is a close approximation, not the benchmark: with a permissive threshold the decoder
 can report a phrase at a slightly different end frame than with the real threshold, and

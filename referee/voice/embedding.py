@@ -1,10 +1,10 @@
 """A pretrained spoken-word embedding: how much does this audio sound like that phrase?
 
 The keyword spotter scores a phrase against a free phone loop with one acoustic model. A
-second, independent model trained on real speech gives a second opinion on the same audio:
-the ResNet-50 word embedding of EfficientWord-Net (Apache-2.0, trained with an ArcFace loss
-to map 1.5 s of speech holding the same word close together, on recordings of many real
-speakers). `scripts/install_voice_model.py` takes its int8 ONNX file from the
+second, independent neural model gives a second opinion on the same audio: the ResNet-50
+word embedding of EfficientWord-Net (Apache-2.0; its authors trained it with an ArcFace loss
+so that 1.5 s windows holding the same spoken word land close together, for few-shot
+hotword detection from a handful of samples). `scripts/install_voice_model.py` takes its int8 ONNX file from the
 `efficientword-net` wheel on PyPI into `~/.cache/kemps-referee/voice/` (nothing else of
 that package is installed or used). Its input is 64 log mel filterbank energies of 25 ms
 frames every 10 ms over 1.5 s, computed here in numpy exactly as the model was trained

@@ -232,6 +232,10 @@ class CallListener:
         self._processed += len(chunk) // 2
         self._track_silence(chunk)
         self._collect()
+        if self._refs is not None:
+            # check each two-word reading as soon as its window's audio is in hand, while its
+            # hold runs: the piece that ends the hold then returns the call without the ~20 ms
+            self._embed_check(list(self._pending), self._processed // 160, final=False)
         out = self._decide(final=False)
         self._maybe_restart()
         return out
@@ -287,7 +291,7 @@ class CallListener:
                 if best is None:
                     continue
             self._emitted.append(best)
-            call = self._to_call(best, group)
+            call = self._to_call(best, group if self._refs is not None else None)
             out.append(replace(call, provisional=True) if demote else call)
         # keep only recent emissions for de-duplication
         self._emitted = [e for e in self._emitted if now - e.end < 300]

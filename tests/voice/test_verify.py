@@ -28,7 +28,8 @@ def test_heard_needs_the_call_words_in_order_and_adjacent() -> None:
 
 
 def test_lm_verify_block_is_validated(tmp_path: Path) -> None:
-    cfg = load_config(overrides={"lm_verify": {"enabled": True, "thresholds": {"cut {name}": 1e28}, "on_reject": "prompt"}})
+    cfg = load_config(overrides={"lm_verify": {"enabled": True, "thresholds": {"cut {name}": 1e28}, "on_reject": "prompt"},
+                                 "embed_verify": {"enabled": False}})  # one second pass at a time
     assert cfg.lm_verify.enabled and cfg.lm_verify.thresholds == {"cut {name}": 1e28}
     assert cfg.lm_verify.on_reject == "prompt"
     for bad, msg in (({"nope": 1}, "unknown lm_verify key"),
@@ -46,7 +47,8 @@ ps = pytest.importorskip("pocketsphinx")
 def _listener(rules: str, pcm: bytes, **verify: object):
     from referee.voice.listener import CallListener
 
-    lis = CallListener(rules, NAMES, load_config(overrides={"lm_verify": {"enabled": True, **verify}}))
+    lis = CallListener(rules, NAMES, load_config(overrides={"lm_verify": {"enabled": True, **verify},
+                                                            "embed_verify": {"enabled": False}}))
     calls = []
     for i in range(0, len(pcm), 640):
         calls += lis.feed(pcm[i : i + 640])
