@@ -65,6 +65,20 @@ def piquet_deck(copies: int = 1) -> tuple[str, ...]:
     return tuple(c for c in ALL_CARDS if rank_of(c) in PIQUET_RANKS) * copies
 
 
+DECK_KINDS = ("standard", "piquet", "khmer")
+
+
+def deck_identities(kind: str) -> frozenset[str]:
+    """Every card identity a deck holds: standard (52), piquet (7 to ace), khmer (A-6 of any suit)."""
+    if kind == "khmer":
+        return frozenset(c for c in ALL_CARDS if rank_of(c) in {"A", "2", "3", "4", "5", "6"})
+    if kind == "piquet":
+        return frozenset(piquet_deck())
+    if kind == "standard":
+        return frozenset(ALL_CARDS)
+    raise ValueError(f"unknown deck {kind!r} (known: {', '.join(DECK_KINDS)})")
+
+
 def deck_counter(cards: tuple[str, ...]) -> Counter[str]:
     return Counter(cards)
 

@@ -21,6 +21,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--model", help="model folder with reader.json (default: the repo's models/)")
     p.add_argument("--two-decks", action="store_true", help="two-deck game: identical cards may appear twice")
     p.add_argument(
+        "--deck", choices=("standard", "piquet", "khmer"), default="standard",
+        help="the deck the cards come from: a read outside it is dropped, as the live tracker does "
+        "(khmer: A-6 only; piquet: 7 to ace; default standard, all 52)",
+    )  # fmt: skip
+    p.add_argument(
         "--camera-scale", action="store_true",
         help="read at the live camera's fixed scale (a 1280×720 overhead frame at ÷2) instead of "
         "finding the scale of each image (photo mode, the default: close-ups and photos of any size)",
@@ -29,8 +34,13 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from referee.cards import deck_identities
     from vision.reader.reader import CardReader
     from vision.reader.runtime import ModelError
+
+    allowed = deck_identities(args.deck)
 
     try:
         reader = CardReader.load(args.model)
@@ -47,6 +57,8 @@ def run(args: argparse.Namespace) -> int:
                 print(f"referee read: error: {path}: {msg}", file=sys.stderr, flush=True)
             continue
         det = reader.read(image, two_decks=args.two_decks, multiscale=not args.camera_scale)
+        if args.deck != "standard" and len(det):
+            det = det[np.array([c in allowed for c in det.cards], dtype=bool)]
         if args.json:
             h, w = image.shape[:2]  # type: ignore[attr-defined]
             print(json.dumps({"image": path, "cards": det.to_json((w, h))}), flush=True)

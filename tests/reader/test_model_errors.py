@@ -79,3 +79,18 @@ def test_cli_unreadable_image_does_not_stop_the_others(tmp_path: Path) -> None:
     assert r.returncode == 1
     assert [x["image"] for x in lines] == [str(bad), str(tmp_path / "missing.png"), str(first)]
     assert "error" in lines[0] and "error" in lines[1] and isinstance(lines[2]["cards"], list)
+
+
+@pytest.mark.skipif(not HAVE_MODEL, reason="no shipped model in models/")
+def test_read_deck_drops_cards_the_deck_does_not_hold() -> None:
+    """A Khmer deck holds A-6 only: the queen close-up reads as no card; on the 3S + AD table
+    (tests/fixtures/reader/truth.json) the A-6 reads stay, whatever else is read."""
+    fix = Path(__file__).resolve().parents[1] / "fixtures" / "reader"
+    imgs = [str(fix / "closeup_0_QC.jpg"), str(fix / "table_0.jpg")]
+    plain = [json.loads(line) for line in _cli("--json", *imgs).stdout.splitlines()]
+    khmer = [json.loads(line) for line in _cli("--json", "--deck", "khmer", *imgs).stdout.splitlines()]
+    assert [c["card"] for c in plain[0]["cards"]] == ["QC"] and khmer[0]["cards"] == []
+    assert sorted(c["card"] for c in khmer[1]["cards"]) == sorted(c["card"] for c in plain[1]["cards"] if c["card"][0] in "A23456")
+    assert "AD" in {c["card"] for c in khmer[1]["cards"]}
+    bad = _cli("--deck", "tarot", imgs[0])
+    assert bad.returncode != 0 and "invalid choice" in bad.stderr

@@ -439,13 +439,11 @@ def _rules(header: dict[str, Any]) -> dict[str, Any]:
 
 def _deck_cards(header: dict[str, Any]) -> frozenset[str]:
     """Every card identity the game's deck holds (Khmer: A-6 of any suit; piquet: 7-A)."""
-    from referee.cards import ALL_CARDS, piquet_deck, rank_of
+    from referee.cards import deck_identities
 
     if str(header.get("game", "kemps")) == "khmer":
-        return frozenset(c for c in ALL_CARDS if rank_of(c) in {"A", "2", "3", "4", "5", "6"})
-    if _rules(header).get("deck") == "piquet":
-        return frozenset(piquet_deck())
-    return frozenset(ALL_CARDS)
+        return deck_identities("khmer")
+    return deck_identities("piquet" if _rules(header).get("deck") == "piquet" else "standard")
 
 
 def _one_deck(header: dict[str, Any]) -> bool:
