@@ -95,8 +95,7 @@ class _Candidate:
     end: int  # inclusive
     score: float  # ln p(phrase path)/p(best phone-loop path), compared with ln(threshold)
     seen: int = 0  # frame at which the decoder reported it (end + kws_delay or later)
-    checked: bool = False  # score already moved by the embedding check (embed_verify)
-    raw: float | None = None  # the spotter's own score, when the check moved `score`
+    raw: float | None = None  # the spotter's own score, once the embedding check moved `score`
 
     @property
     def per_phone(self) -> float:
@@ -165,7 +164,7 @@ class CallListener:
         # similarity per (phrase as spoken, window end sample): variants of a phrase
         # ("stop kemps", "stop kemps_b") often end on the same frame
         self._sims: dict[tuple[str, int], float] = {}
-        self._audio = bytearray()  # the last seconds given to the decoder (LM verification only)
+        self._audio = bytearray()  # the last seconds given to the decoder (LM or embedding check only)
         self._audio_base = 0  # sample index of self._audio[0]
         self._hyps: dict[tuple[int, int], list[str]] = {}  # LM hypotheses of recent spans
         # the last LM decodes: (start frame, end frame, hypothesis, CPU s); lm_decodes counts all
@@ -306,7 +305,7 @@ class CallListener:
         after = round(ecfg.after_s * RATE)
         dropped = False
         for c in group:
-            if c.checked or c.phrase.n_words < 2:
+            if c.raw is not None or c.phrase.n_words < 2:
                 continue
             end = (c.end + 1) * 160 + after
             if end > now * 160 and not final:
@@ -324,7 +323,6 @@ class CallListener:
                 self.embed_log.append((c.start, c.end, self._sims[key], time.process_time() - t))
             c.raw = c.score
             c.score += ecfg.weight * (self._sims[key] - ecfg.center)
-            c.checked = True
             if c.score < self._usual_lt[c.phrase.template]:
                 self._pending.remove(c)
                 dropped = True
