@@ -81,9 +81,12 @@ class PhraseReferences:
                     continue
                 sp = ta.say(flite_text(phrase), voice, stretch=stretch, pitch_cents=cents)
                 v = self._embedder.embed(window_before(sp.pcm, round(sp.speech_end * RATE) + after))
-                path.parent.mkdir(parents=True, exist_ok=True)
-                tmp = path.with_suffix(".tmp.npy")
-                np.save(tmp, v)
-                tmp.replace(path)
+                try:  # a cache we cannot write (read-only home) only costs the rendering next time
+                    path.parent.mkdir(parents=True, exist_ok=True)
+                    tmp = path.with_suffix(".tmp.npy")
+                    np.save(tmp, v)
+                    tmp.replace(path)
+                except OSError:
+                    pass
                 out.append(v)
         return np.stack(out)

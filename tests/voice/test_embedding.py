@@ -100,6 +100,17 @@ def test_a_spoken_call_is_closer_to_its_own_phrase_than_to_another(tmp_path: Pat
         assert own > 0.3 and own > max(others) + 0.05, (call["words"], own, others)
 
 
+@needs_model
+def test_an_unwritable_reference_cache_is_not_an_error(tmp_path: Path) -> None:
+    from referee.voice.embedding import shared_embedder
+    from referee.voice.phrase_refs import EmbedVerifyConfig, PhraseReferences
+
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    refs = PhraseReferences(["cut east"], EmbedVerifyConfig(styles=((1.0, 0),)), shared_embedder(), cache=blocker / "refs")
+    assert refs.similarity("cut east", np.zeros(100, dtype=np.int16), 100) < 0.5
+
+
 def _run(rules: str, pcm: bytes, overrides: dict) -> tuple[object, list]:
     from referee.voice.listener import CallListener
 
