@@ -92,6 +92,7 @@ def run_stream(pcm: np.ndarray, game: str, config: VoiceConfig) -> RunResult:
         got = listener.feed(data[i : i + step])
         if listener.lm_decodes > n_lm or listener.embed_checks > n_em:
             now += time.process_time() - t_feed  # an LM decode or embedding ran: the call came out that much later
+        if listener.lm_decodes > n_lm:
             lm_cpu += [t for *_, t in list(listener.verify_log)[n_lm - listener.lm_decodes:]]
         out += [(c, now) for c in got]
         frame = listener._processed // 160

@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 
+from referee.cards import DECK_KINDS
 from referee.cli.main import CliError
 
 
@@ -21,7 +22,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--model", help="model folder with reader.json (default: the repo's models/)")
     p.add_argument("--two-decks", action="store_true", help="two-deck game: identical cards may appear twice")
     p.add_argument(
-        "--deck", choices=("standard", "piquet", "khmer"), default="standard",
+        "--deck", choices=DECK_KINDS, default="standard",
         help="the deck the cards come from: a read outside it is dropped, as the live tracker does "
         "(khmer: A-6 only; piquet: 7 to ace; default standard, all 52)",
     )  # fmt: skip

@@ -301,7 +301,8 @@ class CallListener:
         """Move each two-word candidate's score by its embedding similarity, once its window's
         audio is in hand; drop (from the pending list) those that then miss their usual
         threshold. True when one was dropped."""
-        ecfg = self.config.embed_verify
+        ecfg, refs = self.config.embed_verify, self._refs
+        assert refs is not None  # only called with the check on
         after = round(ecfg.after_s * RATE)
         dropped = False
         for c in group:
@@ -318,7 +319,7 @@ class CallListener:
                 pcm = np.frombuffer(bytes(self._audio[2 * (lo - self._audio_base) : 2 * max(0, hi - self._audio_base)]), dtype="<i2")
                 if len(self._sims) > 512:
                     self._sims.clear()
-                self._sims[key] = self._refs.similarity(key[0], pcm, end - lo) if self._refs is not None else 0.0
+                self._sims[key] = refs.similarity(key[0], pcm, end - lo)
                 self.embed_checks += 1
                 self.embed_log.append((c.start, c.end, self._sims[key], time.process_time() - t))
             c.raw = c.score
@@ -525,8 +526,8 @@ def _direct_score(c: _Candidate, group: list[_Candidate] | None) -> float:
     """Score compared with the direct threshold: the embedding check may take a call off the
     direct path (the lower of the spotter's and the moved score), never put it there; any
     reading of the same call in the group counts (the reported one may be a clipped one)."""
-    same = [g for g in (group or []) if g.phrase.call == c.phrase.call and g.phrase.target == c.phrase.target] or [c]
-    return max(min(g.score, _raw(g)) for g in same + [c])
+    same = [g for g in group or () if g.phrase.call == c.phrase.call and g.phrase.target == c.phrase.target]
+    return max(min(g.score, _raw(g)) for g in [c, *same])
 
 
 def _rank(c: _Candidate) -> tuple[int, float]:
