@@ -45,7 +45,7 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from referee.cli.main import CliError
     from vision.evaluate.dataset import DatasetError, discover, load_recording
-    from vision.evaluate.report import summarize, write_html, write_metrics
+    from vision.evaluate.report import by_deck_family, summarize, write_html, write_metrics
     from vision.evaluate.runner import RunOptions, open_video, run_all
 
     if args.workers < 1:
@@ -104,5 +104,16 @@ def run(args: argparse.Namespace) -> int:
     else:
         for k, v in summary.items():
             print(f"{k:26s} {v:.4f}" if isinstance(v, float) else f"{k:26s} {v}")
+        _print_families(by_deck_family(recs, args.tolerance))
         print(f"wrote {mpath} and {hpath}")
     return 0
+
+
+def _print_families(families: dict[str, dict[str, Any]]) -> None:
+    """Per deck family: recordings, market accuracy, event F1 (only when there are several)."""
+    if len(families) < 2:
+        return
+    print("by deck family             recordings  market  event F1")
+    for fam, v in families.items():
+        mkt, f1 = v["market_accuracy"], v["event_f1"]
+        print(f"  {fam:24s} {v['recordings']:10d}  {'-' if mkt is None else f'{mkt:.4f}':>6s}  {f1:.4f}")

@@ -191,3 +191,23 @@ def test_parallel_workers_give_the_serial_figures(tmp_path: Path) -> None:
         s = json.loads((out / "metrics.json").read_text())["summary"]
         summaries.append({k: v for k, v in s.items() if k not in ("fps", "real_time_factor")})
     assert summaries[0] == summaries[1] and summaries[0]["recordings"] == 2
+    fam = json.loads((tmp_path / "rep1" / "metrics.json").read_text())["by_deck_family"]
+    assert list(fam) == ["procedural-2000001"] and fam["procedural-2000001"]["recordings"] == 2
+
+
+def test_figures_by_deck_family_pool_each_familys_recordings() -> None:
+    from vision.evaluate.report import by_deck_family
+
+    def rec(family: str | None, market_ok: int, matched: int) -> dict:
+        return {
+            "deck_family": family, "market_frames": 10, "market_correct_frames": market_ok, "frames": 10,
+            "processing_s": 1.0, "duration_s": 1.0, "cards": None, "referee_rejected": [],
+            "events": {"matched": matched, "pred": 2, "truth": 2, "latencies_s": []},
+            "reveals": {"truth": 0, "correct": 0},
+            "outcomes": {"results_truth": 0, "results_correct": 0, "standings_correct": True},
+        }  # fmt: skip
+
+    fam = by_deck_family([rec("oxygen", 1, 0), rec("aguilar", 9, 2), rec("oxygen", 0, 0), rec(None, 10, 2)], 1.0)
+    assert list(fam) == ["aguilar", "oxygen", "unknown"]
+    assert fam["oxygen"]["recordings"] == 2 and fam["oxygen"]["market_accuracy"] == pytest.approx(0.05)
+    assert fam["aguilar"]["market_accuracy"] == pytest.approx(0.9) and fam["aguilar"]["event_f1"] == 1.0

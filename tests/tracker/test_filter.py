@@ -368,3 +368,40 @@ def test_deck_prior_turns_a_committed_duplicate_into_a_correction() -> None:
     fixes = [c for c in changes if c is not None]
     assert len(fixes) == 1 and fixes[0].corrections == (("AS", "AC"),)
     assert sorted(f.cards) == sorted(TRUE)
+
+
+def test_a_fifth_card_in_a_full_market_is_trimmed_not_committed() -> None:
+    # the covered corner of an overlapped card read as another card, at a lower confidence
+    f = ZoneFilter("market", FilterConfig(allowed_sizes=(4,), odd_confirm=10, trim_overfull=True))
+    feed(f, MARKET, 0.0, conf=0.99), feed(f, MARKET, 0.1, conf=0.99)
+    for i in range(40):
+        cards = MARKET + ["JD"]
+        conf = np.array([0.99] * 4 + [0.75], np.float32)
+        bx = np.vstack([boxes(4), [[420, 0, 470, 80]]]).astype(np.float32)
+        assert f.update(cards, conf, bx, 0.2 + i / 15) is None
+    assert sorted(f.cards) == sorted(MARKET)
+
+
+def test_without_trimming_a_fifth_card_commits_after_odd_confirm() -> None:
+    f = ZoneFilter("market", FilterConfig(allowed_sizes=(4,), odd_confirm=10, trim_overfull=False))
+    feed(f, MARKET, 0.0, conf=0.99), feed(f, MARKET, 0.1, conf=0.99)
+    for i in range(40):
+        conf = np.array([0.99] * 4 + [0.75], np.float32)
+        bx = np.vstack([boxes(4), [[420, 0, 470, 80]]]).astype(np.float32)
+        f.update(MARKET + ["JD"], conf, bx, 0.2 + i / 15)
+    assert "JD" in f.cards
+
+
+def test_a_swap_is_still_seen_beside_a_trimmed_fifth_card() -> None:
+    f = ZoneFilter("market", FilterConfig(allowed_sizes=(4,), odd_confirm=10, trim_overfull=True))
+    feed(f, MARKET, 0.0, conf=0.99), feed(f, MARKET, 0.1, conf=0.99)
+    f.new_episode()  # an arm swapped 4H for 9S; the phantom is still read
+    after = MARKET[:3] + ["9S"]
+    changes = []
+    for i in range(20):
+        conf = np.array([0.99] * 4 + [0.75], np.float32)
+        bx = np.vstack([boxes(4), [[420, 0, 470, 80]]]).astype(np.float32)
+        changes.append(f.update(after + ["JD"], conf, bx, 1.0 + i / 15))
+    done = [c for c in changes if c is not None]
+    assert len(done) == 1 and done[0].removed == ("4H",) and done[0].added == ("9S",)
+    assert sorted(f.cards) == sorted(after)

@@ -144,3 +144,39 @@ def test_a_correction_is_a_correct_event_and_the_next_swap_follows_it() -> None:
     assert ev == [{"type": "swap", "give": "2C", "take": "6D", "t": 3.0}]
     # Not a correction (no full market dealt before it): left to `change`.
     assert tracker().correct(fixed, 2.0) is None
+
+
+def test_after_a_stale_call_three_new_cards_at_once_are_the_reset() -> None:
+    # the reset's 6D was read as 8D, a card of the old market: still a reset, not 3 swaps
+    m = tracker(stale_reset_min_new=3)
+    old = ["8D", "AD", "8H", "AC"]
+    m.change(change([], old, 1.0), 1.0)
+    assert m.tick(6.5) == [{"type": "stale", "t": 6.5}]
+    new = ["8D", "KS", "JC", "KD"]
+    ev, no = m.change(change(old, new, 8.0), 8.0)
+    assert ev == [{"type": "reset", "market": new, "t": 8.0}]
+    assert [(n["kind"], n["card"]) for n in no] == [("seen_twice", "8D")]
+
+
+def test_without_a_stale_call_three_new_cards_are_swaps() -> None:
+    m = tracker(stale_reset_min_new=3)
+    m.change(change([], M0, 1.0), 1.0)
+    ev, _ = m.change(change(M0, ["7C", "AS", "AD", "5C"], 2.0), 2.0)
+    assert [e["type"] for e in ev] == ["swap", "swap", "swap"]
+
+
+def test_after_a_stale_call_one_new_card_is_a_swap() -> None:
+    m = tracker(stale_reset_min_new=3)
+    m.change(change([], M0, 1.0), 1.0)
+    m.tick(6.5)
+    ev, _ = m.change(change(M0, ["7C", "KD", "3S", "AS"], 8.0), 8.0)
+    assert [e["type"] for e in ev] == ["swap"]
+
+
+def test_without_stale_reset_a_reset_with_a_repeated_card_is_swaps() -> None:
+    m = tracker(stale_reset_min_new=None)
+    old = ["8D", "AD", "8H", "AC"]
+    m.change(change([], old, 1.0), 1.0)
+    m.tick(6.5)
+    ev, _ = m.change(change(old, ["8D", "KS", "JC", "KD"], 8.0), 8.0)
+    assert [e["type"] for e in ev] == ["swap", "swap", "swap"]

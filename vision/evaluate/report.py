@@ -54,11 +54,29 @@ def summarize(recs: list[dict[str, Any]], tolerance_s: float) -> dict[str, Any]:
     }
 
 
+# The figures worth comparing across deck families (a reader that cannot read one family
+# sinks every recording made with it; the pooled summary hides which).
+FAMILY_KEYS = ("recordings", "market_accuracy", "event_f1", "card_f1", "reveal_accuracy", "outcome_accuracy")
+
+
+def by_deck_family(recs: list[dict[str, Any]], tolerance_s: float) -> dict[str, dict[str, Any]]:
+    """`summarize` per deck family (recordings whose meta names none: "unknown")."""
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for r in recs:
+        groups.setdefault(str(r.get("deck_family") or "unknown"), []).append(r)
+    out = {}
+    for fam in sorted(groups):
+        s = summarize(groups[fam], tolerance_s)
+        out[fam] = {k: s[k] for k in FAMILY_KEYS}
+    return out
+
+
 def write_metrics(out_dir: Path, summary: dict[str, Any], recs: list[dict[str, Any]], info: dict[str, Any]) -> Path:
     out_dir.mkdir(parents=True, exist_ok=True)
     detail = [{k: v for k, v in r.items() if k not in ("market_timeline",)} for r in recs]
     path = out_dir / "metrics.json"
-    path.write_text(json.dumps({"summary": summary, **info, "recordings": detail}, indent=2, default=str) + "\n", encoding="utf-8")
+    families = by_deck_family(recs, float(summary["event_tolerance_s"]))
+    path.write_text(json.dumps({"summary": summary, "by_deck_family": families, **info, "recordings": detail}, indent=2, default=str) + "\n", encoding="utf-8")
     return path
 
 
@@ -173,6 +191,10 @@ def write_html(out_dir: Path, summary: dict[str, Any], recs: list[dict[str, Any]
         + "</tr>"
         for r in recs
     )
+    fams = by_deck_family(recs, tol)
+    fam_rows = "".join(
+        f"<tr><td>{html.escape(f)}</td>" + "".join(f"<td>{_fmt(v[k])}</td>" for k in FAMILY_KEYS) + "</tr>" for f, v in fams.items()
+    )
     conf = plot_confusion(recs)
     parts = [
         "<!doctype html><html><head><meta charset='utf-8'><title>referee eval</title>",
@@ -183,6 +205,7 @@ def write_html(out_dir: Path, summary: dict[str, Any], recs: list[dict[str, Any]
         f"<h2>Summary</h2><table>{rows}</table>",
         "<h2>Recordings</h2><table><tr><th>recording</th><th>game</th><th>s</th><th>market</th><th>card F1</th>"
         f"<th>event F1</th><th>latency med</th><th>reveals</th><th>outcomes</th><th>fps</th></tr>{per}</table>",
+        "<h2>By deck family</h2><table><tr><th>family</th>" + "".join(f"<th>{k}</th>" for k in FAMILY_KEYS) + f"</tr>{fam_rows}</table>",
         f"<h2>Detection latency</h2><img src='{plot_latency(recs, tol)}' alt='latency histogram'>",
         "<h2>Card-read confusion</h2>" + (f"<img src='{conf}' alt='confusion matrix'>" if conf else "<p>no card truth frames</p>"),
         "<h2>Market timeline: truth vs referee</h2>",

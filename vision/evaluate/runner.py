@@ -221,6 +221,7 @@ def evaluate_recording(root: str | Path, opts: RunOptions, on_frame: Callable[[i
         "path": str(rec.root),
         "reader": _reader_name(opts),
         "game": rec.game,
+        "deck_family": _deck_family(rec.meta),
         "frames": index,
         "duration_s": index / rec.fps,
         "video_fps": rec.fps,
@@ -300,3 +301,12 @@ def run_all(roots: list[Path], opts: RunOptions, workers: int = 1) -> list[dict[
                 results[futures[fut]] = fut.result()
                 bar.update(1)
     return [results[str(r)] for r in roots]
+
+
+def _deck_family(meta: dict[str, Any]) -> str | None:
+    """The deck family a recording was rendered or filmed with (`meta.json` "deck"), if told."""
+    deck = meta.get("deck")
+    if isinstance(deck, dict):
+        fam = deck.get("family") or deck.get("name")
+        return str(fam) if fam else None
+    return str(deck) if isinstance(deck, str) and deck else None

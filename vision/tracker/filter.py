@@ -129,6 +129,14 @@ class FilterConfig:
     deck_prior: float | None = None
     min_confidence: float = 0.25
     allowed_sizes: tuple[int, ...] | None = None
+    # More cards than the zone can hold (above every allowed size, e.g. a 5th card in a
+    # 4-card market): keep the best-supported ones (spot evidence, else read presence) and
+    # drop the rest from the vote. Such a 5th card is far more often a fragment read as a
+    # card (the covered corner of an overlapped card read as another card) than a card put
+    # down, and a committed 5-card market stops stale calls and turns a reset into swaps.
+    # False: the over-full set is an odd size and commits after `odd_confirm` reads.
+    # Measured (datasets/README.md): on by default.
+    trim_overfull: bool = True
     ema: float = 0.3
     miss_decay: float = 0.85
 
@@ -315,6 +323,8 @@ class ZoneFilter:
             # for that; let flickering reads break the streak as without it.
             self._votes = deque((_row_keys(r, []) for _, r in self._rows), maxlen=cfg.window)
             voted = self._voted()
+        if cfg.trim_overfull:
+            voted = self._trimmed(voted)
         if voted == frozenset(self.stable):
             self._candidate, self._candidate_n = None, 0
             self._differs_since = None
@@ -484,6 +494,30 @@ class ZoneFilter:
             if (key in self.stable and share > self.config.leave) or share >= self.config.enter:
                 out.add(key)
         return frozenset(out)
+
+    def _trimmed(self, voted: frozenset[Key]) -> frozenset[Key]:
+        """`voted` cut to the largest allowed size, keeping its best-supported cards."""
+        sizes = self.config.allowed_sizes
+        if sizes is None:
+            return voted
+        cap = max((*sizes, *self.also_allowed))
+        if len(voted) <= cap:
+            return voted
+        presence: Counter[Key] = Counter()
+        for v in self._votes:
+            presence.update(v.keys())
+        evidence: dict[Key, float] = {}
+        if self.config.vote_window is not None:
+            # copy numbers by descending evidence, as `update` numbers a read's cards
+            copies: Counter[str] = Counter()
+            for sp in sorted(self._spots, key=lambda sp: -sp.tally()[0][0] if sp.reads else 0.0):
+                if not sp.reads:
+                    continue
+                w, card = sp.tally()[0]
+                evidence[(card, copies[card])] = w
+                copies[card] += 1
+        ranked = sorted(voted, key=lambda k: (-evidence.get(k, 0.0), -presence.get(k, 0), k))
+        return frozenset(ranked[:cap])
 
     def _anchor(
         self, image: np.ndarray, cards: list[str], confidence: np.ndarray, boxes: np.ndarray

@@ -35,6 +35,11 @@ class MarketConfig:
     hand_size: int = 4
     players: int = 4
     decks: int = 1
+    # After a stale call, a change that brings in at least this many new cards at once is
+    # the reset, even when one of its cards was seen before (a misread, or a real repeat:
+    # then a `seen_twice` anomaly), not that many swaps at one instant. None: a reset needs
+    # every card new. Measured (datasets/README.md): 3 by default.
+    stale_reset_min_new: int | None = 3
 
 
 @dataclass
@@ -103,7 +108,7 @@ class MarketTracker:
         # when a card of the old market happens to come back in it.
         if not self.dealt or (self.expect_deal and (all_new or self._cleared)):
             return self._deal(after, t)
-        if all_new:
+        if all_new or self._stale_reset(ch):
             return self._reset(after, t)
         if len(before) == size and len(ch.removed) == len(ch.added):
             return self._swaps(ch, t)
@@ -132,6 +137,16 @@ class MarketTracker:
             notices.append({"type": "misread_corrected", "zone": ch.zone, "was": was, "now": now, "t": t,
                             "message": f"{was} in the market was a misread of {now} (no hand reached it)"})  # fmt: skip
         return events, notices
+
+    def _stale_reset(self, ch: ZoneChange) -> bool:
+        n = self.config.stale_reset_min_new
+        size = self.config.size
+        return (
+            n is not None
+            and self.stale_announced
+            and len(ch.before) == size
+            and len(ch.added) == len(ch.removed) >= n
+        )
 
     # ---- event builders ---------------------------------------------------------------
     def _deal(self, market: tuple[str, ...], t: float) -> tuple[list[Event], list[Event]]:

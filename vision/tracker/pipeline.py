@@ -57,6 +57,9 @@ class TrackerConfig:
     # emits a `correct` event (the referee fixes its market) and a `misread_corrected` notice
     # instead of a swap the table never saw. False: a swap.
     quiet_corrections: bool = True
+    # After a stale call, this many new cards at once make the reset even when one of them
+    # was seen before (`MarketConfig.stale_reset_min_new`). None: a reset needs 4 new cards.
+    stale_reset_min_new: int | None = 3
     market_filter: FilterConfig = field(default_factory=lambda: FilterConfig(allowed_sizes=(4,)))
     zone_filter: FilterConfig = field(default_factory=FilterConfig)
     motion: MotionConfig = field(default_factory=MotionConfig)
@@ -116,7 +119,7 @@ class TablePipeline:
             for p in self.players:
                 for kind in ("row", "pile", "discard"):
                     self.filters[f"{kind}:{p}"] = ZoneFilter(f"{kind}:{p}", cfg.zone_filter)
-        self.market = MarketTracker(_market_config(header, cfg.stale_after_s))
+        self.market = MarketTracker(_market_config(header, cfg.stale_after_s, cfg.stale_reset_min_new))
         self.khmer_table = KhmerTracker(self.players) if self.khmer else None
         self.reveals = RevealReader(cfg.reveal, khmer=False)
         self._queued: list[Event] = []
@@ -462,7 +465,7 @@ def _decks(header: dict[str, Any]) -> int:
     return 2 if players >= int(rules.get("two_decks_from", 8)) else 1  # decks: auto
 
 
-def _market_config(header: dict[str, Any], stale_after_s: float) -> MarketConfig:
+def _market_config(header: dict[str, Any], stale_after_s: float, stale_reset_min_new: int | None = None) -> MarketConfig:
     rules = _rules(header)
     decks = _decks(header)
     per_deck = 32 if rules.get("deck") == "piquet" else 52
@@ -474,6 +477,7 @@ def _market_config(header: dict[str, Any], stale_after_s: float) -> MarketConfig
         hand_size=int(hand) if isinstance(hand, int) else 4,
         players=len(header.get("players", [])) or 4,
         decks=decks,
+        stale_reset_min_new=stale_reset_min_new,
     )
 
 

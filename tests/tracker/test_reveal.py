@@ -1,0 +1,51 @@
+"""Reveal reader: a hand is settled by consistent reads; a rarely read card can fill it."""
+
+from __future__ import annotations
+
+from vision.tracker.reveal import RevealConfig, RevealReader
+
+HAND = ["10S", "4S", "10C", "KD"]
+
+
+def offer_rounds(r: RevealReader, n: int, t0: float = 1.0) -> list[dict]:
+    """n reads of seat S; KD (a card the reader struggles with) is found on one read in eight."""
+    events = []
+    for i in range(n):
+        cards = HAND if i % 8 == 3 else HAND[:3]
+        events += r.offer("S", cards, [0.95] * len(cards), t0 + i / 15)
+    return events
+
+
+def test_a_hand_missing_a_card_never_settles_without_fill() -> None:
+    r = RevealReader(RevealConfig(fill_min_reads=None))
+    r.request(["S"], 0.0, expected=4)
+    assert offer_rounds(r, 60) == []
+    assert r.tick(13.0)[0]["type"] == "reveal_timeout"
+
+
+def test_fill_completes_the_hand_with_a_card_read_often_enough() -> None:
+    r = RevealReader(RevealConfig(fill_min_reads=2))
+    r.request(["S"], 0.0, expected=4)
+    ev = offer_rounds(r, 30)
+    assert len(ev) == 1 and ev[0]["type"] == "reveal"
+    assert sorted(ev[0]["hands"]["S"]) == sorted(HAND)
+
+
+def test_fill_never_breaks_a_tie_for_the_last_place() -> None:
+    r = RevealReader(RevealConfig(fill_min_reads=2))
+    r.request(["S"], 0.0, expected=4)
+    events = []
+    for i in range(40):  # KD and 8D, each found on the same few reads: which one lies there?
+        cards = HAND[:3] + (["KD", "8D"] if i % 8 == 3 else [])
+        events += r.offer("S", cards, [0.95] * len(cards), 1.0 + i / 15)
+    assert events == []
+
+
+def test_fill_needs_the_minimum_reads() -> None:
+    r = RevealReader(RevealConfig(fill_min_reads=3))
+    r.request(["S"], 0.0, expected=4)
+    events = []
+    for i in range(12):  # KD found once only
+        cards = HAND if i == 3 else HAND[:3]
+        events += r.offer("S", cards, [0.95] * len(cards), 1.0 + i / 15)
+    assert events == []
