@@ -128,7 +128,7 @@ def bench_recording(
             if ref.apply(injected[k]):
                 seats = ref.awaited_seats(list(rec.header["players"]))
                 if seats:
-                    pipe.request_reveal(seats, float(injected[k]["t"]))
+                    pipe.request_reveal(seats, float(injected[k]["t"]), ref.awaited_sizes())
             k += 1
         if oracle:
             reader.index = index

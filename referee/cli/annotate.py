@@ -118,7 +118,7 @@ def run(args: argparse.Namespace) -> int:
                 if ref.apply(calls[k]):
                     seats = ref.awaited_seats(header["players"])
                     if seats:
-                        pipe.request_reveal(seats, t)
+                        pipe.request_reveal(seats, t, ref.awaited_sizes())
                 events.append(calls[k])
                 k += 1
             step = pipe.process(Frame(image=image, t=t, index=index))

@@ -113,7 +113,9 @@ class KhmerGame(Reducer):
             return {"kind": "turn", "player": s.turn}
         if s.phase == "reveal":
             seats = [p for p, h in s.hands if not h.complete]
-            return {"kind": "reveal", "seats": seats, "reason": "close"}
+            # how many cards each must show: the camera waits for the whole hand
+            sizes = {p: h.size for p, h in s.hands if not h.complete}
+            return {"kind": "reveal", "seats": seats, "reason": "close", "sizes": sizes}
         return None
 
     def outcome(self, s: KhmerState) -> dict[str, Any] | None:

@@ -146,8 +146,9 @@ class FrameFeed:
     def new_hand(self) -> None:
         self.command(lambda p: getattr(p, "new_hand", lambda *_: None)(self.last_t))
 
-    def request_reveal(self, seats: list[str]) -> None:
-        self.command(lambda p: getattr(p, "request_reveal", lambda *_: None)(seats, self.last_t))
+    def request_reveal(self, seats: list[str], sizes: dict[str, int] | None = None) -> None:
+        """Read these seats' reveal areas; `sizes`: cards each must show, where known."""
+        self.command(lambda p: getattr(p, "request_reveal", lambda *_: None)(seats, self.last_t, sizes))
 
     def correct_reveal(self, seat: str, cards: list[str]) -> None:
         self.command(lambda p: getattr(p, "correct_reveal", lambda *_: None)(seat, cards))

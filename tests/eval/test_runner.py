@@ -71,7 +71,7 @@ class TruthPipeline:
             del self.pending[first]
         self.requested: set[str] = set()
 
-    def request_reveal(self, seats: list[str], t: float) -> None:
+    def request_reveal(self, seats: list[str], t: float, expected: object = None) -> None:
         self.requested |= set(seats)
 
     def new_hand(self, t: float) -> None:

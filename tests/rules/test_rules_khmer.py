@@ -70,11 +70,13 @@ def test_close_rows(rules, n, s, actions, winner, reason, totals, table, hidden)
         d = {"type": "deal"}
     game, state, results, _ = play(header("khmer", rules), [d] + actions)
     if hidden:
-        assert game.awaiting(state) == {"kind": "reveal", "seats": ["N", "S"], "reason": "close"}
+        aw = game.awaiting(state)
+        assert aw is not None and {k: aw[k] for k in ("kind", "seats", "reason")} == {"kind": "reveal", "seats": ["N", "S"], "reason": "close"}
         hands = {"N": list(n), "S": list(s)}
         for a in actions:
             if a["type"] in ("play", "discard"):
                 hands[a["player"]].remove(a.get("card", 6))
+        assert aw["sizes"] == {p: len(h) for p, h in hands.items()}  # the camera waits for whole hands
         r = game.apply(state, {"type": "reveal", "hands": hands})
         state, results = r.state, results + r.results
     (c,) = closes(results)

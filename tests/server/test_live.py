@@ -184,7 +184,7 @@ class ScriptedPipeline:
         self.script = [(t, e) for t, e in self.script if t > frame.t]
         return Step(TableState(t=frame.t, market=(), market_confidence=(), market_occluded=False), due)
 
-    def request_reveal(self, seats: list[str], t: float) -> None:
+    def request_reveal(self, seats: list[str], t: float, expected: object = None) -> None:
         self.reveal_requests.append(seats)
 
 

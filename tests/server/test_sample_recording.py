@@ -55,8 +55,8 @@ class OraclePipeline:
         self.reader.t = frame.t
         return self.inner.process(frame)
 
-    def request_reveal(self, seats: list[str], t: float) -> None:
-        self.inner.request_reveal(seats, t)
+    def request_reveal(self, seats: list[str], t: float, expected: object = None) -> None:
+        self.inner.request_reveal(seats, t, expected)  # type: ignore[arg-type]
 
     def new_hand(self, t: float) -> None:
         self.inner.new_hand(t)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from tracker_scene import Driver, Scene, TruthReader
 
@@ -274,3 +275,20 @@ def test_discard_pile_is_excluded_only_between_resets_of_one_deck() -> None:
     two.market.change(ZoneChange("market", 1.0, (), tuple(M0), (), tuple(M0)), 1.0)
     two.market.change(ZoneChange("market", 9.0, tuple(M0), new, tuple(M0), new), 9.0)
     assert two._discarded() == frozenset()
+
+
+def test_a_read_outside_the_deck_falls_back_to_its_best_alternative_inside() -> None:
+    from vision.tracker.pipeline import within_deck
+    from vision.types import CardDetections
+
+    dets = CardDetections(
+        xyxy=np.zeros((3, 4), np.float32), confidence=np.array([0.6, 0.9, 0.5], np.float32),
+        cards=["8C", "3H", "9S"], index_boxes=[[], [], []],
+        alternatives=[(("8C", 0.6), ("6C", 0.3), ("9C", 0.05)), (("3H", 0.9),), (("9S", 0.5), ("8S", 0.4), ("7S", 0.1))],
+    )  # fmt: skip
+    khmer_like = frozenset({"6C", "3H", "AS"})
+    out = within_deck(dets, khmer_like, 0.1)
+    assert out.cards == ["6C", "3H"] and out.confidence.tolist() == pytest.approx([0.3, 0.9])
+    assert out.alternatives is not None and out.alternatives[0] == (("6C", 0.3),)
+    assert within_deck(dets, khmer_like, 0.35).cards == ["3H"]  # 6C given too little
+    assert within_deck(dets, khmer_like, None).cards == ["3H"]  # off: dropped as before

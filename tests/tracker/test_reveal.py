@@ -49,3 +49,17 @@ def test_fill_needs_the_minimum_reads() -> None:
         cards = HAND if i == 3 else HAND[:3]
         events += r.offer("S", cards, [0.95] * len(cards), 1.0 + i / 15)
     assert events == []
+
+
+def test_each_seat_waits_for_its_own_hand_size() -> None:
+    # Khmer at close: the referee knows S holds 4 cards and N 3
+    r = RevealReader(RevealConfig(fill_min_reads=None))
+    r.request(["S", "N"], 0.0, expected={"S": 4, "N": 3})
+    events = []
+    for i in range(8):
+        events += r.offer("N", ["2S", "AH", "6D"], [0.9] * 3, 1.0 + i / 15)
+        events += r.offer("S", ["2H", "3S", "AS"], [0.9] * 3, 1.0 + i / 15)  # one card not read yet
+    assert events == [] and r.status()["N"]["settled"] and not r.status()["S"]["settled"]
+    for i in range(8):
+        events += r.offer("S", ["2H", "3S", "AS", "3H"], [0.9] * 4, 2.0 + i / 15)
+    assert len(events) == 1 and sorted(events[0]["hands"]["S"]) == ["2H", "3H", "3S", "AS"]

@@ -66,6 +66,10 @@ class Referee:
         """Seats the referee waits to see revealed (empty when it awaits no reveal)."""
         return awaited_reveal(self.game, self.state, players)
 
+    def awaited_sizes(self) -> dict[str, int] | None:
+        """Cards each awaited seat must show, where the rules know it (Khmer), else None."""
+        return awaited_sizes(self.game, self.state)
+
     def standings(self) -> Any:
         return self.game.standings(self.state)
 
@@ -79,6 +83,13 @@ def awaited_reveal(game: Any, state: Any, players: list[str]) -> list[str]:
     if str(get("kind", "")) != "reveal":
         return []
     return list(get("seats") or get("players") or players)
+
+
+def awaited_sizes(game: Any, state: Any) -> dict[str, int] | None:
+    """Per seat, the hand size a pending reveal must show (`awaiting()` "sizes"), if given."""
+    aw = game.awaiting(state) if hasattr(game, "awaiting") else None
+    sizes = aw.get("sizes") if isinstance(aw, dict) and aw.get("kind") == "reveal" else None
+    return {str(k): int(v) for k, v in sizes.items()} if isinstance(sizes, dict) else None
 
 
 def as_seen(ev: dict[str, Any]) -> dict[str, Any]:
@@ -173,7 +184,7 @@ def evaluate_recording(root: str | Path, opts: RunOptions, on_frame: Callable[[i
                 if ref.apply(injected[k]):
                     seats = ref.awaited_seats(players)
                     if seats:
-                        pipe.request_reveal(seats, float(injected[k]["t"]))
+                        pipe.request_reveal(seats, float(injected[k]["t"]), ref.awaited_sizes())
                 k += 1
             if opts.oracle:
                 reader.index = index

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import statistics
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
@@ -60,6 +61,10 @@ class TrackerConfig:
     # After a stale call, this many new cards at once make the reset even when one of them
     # was seen before (`MarketConfig.stale_reset_min_new`). None: a reset needs 4 new cards.
     stale_reset_min_new: int | None = 3
+    # A card the game's deck cannot hold (a Khmer 6 read as 8) is read as its likeliest
+    # alternative the deck holds, when the reader gave that one at least this probability
+    # (the read's confidence becomes it); else the read is dropped. None: always dropped.
+    deck_fallback_min_p: float | None = None
     market_filter: FilterConfig = field(default_factory=lambda: FilterConfig(allowed_sizes=(4,)))
     zone_filter: FilterConfig = field(default_factory=FilterConfig)
     motion: MotionConfig = field(default_factory=MotionConfig)
@@ -138,10 +143,11 @@ class TablePipeline:
     def state(self) -> TableState:
         return self._state(self._t)
 
-    def request_reveal(self, seats: list[str], t: float, expected: int | None = None) -> None:
+    def request_reveal(self, seats: list[str], t: float, expected: int | Mapping[str, int] | None = None) -> None:
         """Start reading each seat's reveal area until stable (or time out). In Kemps and
         Kem's a revealed hand has the dealt hand size (4, or 5 in the 5-card deal) unless
-        `expected` says otherwise; Khmer hands at close have any size."""
+        `expected` says otherwise; a Khmer hand at close has the size the referee knows
+        (`expected` per seat, from its `awaiting()` "sizes"), else any size."""
         unknown = [s for s in seats if s not in self.layout.seats]
         if unknown:
             raise LayoutError(f"no reveal area for seat(s) {', '.join(unknown)} in layout {self.layout.name}")
@@ -273,7 +279,7 @@ class TablePipeline:
             self._runs[z].last_read = frame.t
         dets = parts[0] if len(parts) == 1 else _concat(parts)
         if len(dets):
-            dets = dets[np.array([c in self.deck_cards for c in dets.cards], dtype=bool)]
+            dets = within_deck(dets, self.deck_cards, self.config.deck_fallback_min_p)
         return dets
 
     def _apply_reads(
@@ -491,6 +497,29 @@ def _merge_rois(rois: list[tuple[int, int, int, int]]) -> list[tuple[int, int, i
     if area <= 1.5 * float(((a[:, 2] - a[:, 0]) * (a[:, 3] - a[:, 1])).sum()):
         return [union]
     return rois
+
+
+def within_deck(dets: CardDetections, deck: frozenset[str], min_p: float | None) -> CardDetections:
+    """`dets` restricted to cards of `deck`: an outside read becomes its best in-deck
+    alternative with probability ≥ `min_p` (None: never), else it is dropped."""
+    keep: list[int] = []
+    cards = list(dets.cards)
+    conf = dets.confidence.copy()
+    alts = [dets.candidates(i) for i in range(len(dets))]
+    for i, card in enumerate(cards):
+        if card in deck:
+            keep.append(i)
+            continue
+        inside = [(c, p) for c, p in alts[i] if c in deck]
+        if min_p is None or not inside or inside[0][1] < min_p:
+            continue
+        cards[i], conf[i], alts[i] = inside[0][0], inside[0][1], tuple(inside)
+        keep.append(i)
+    out = CardDetections(
+        xyxy=dets.xyxy, confidence=conf, cards=cards, index_boxes=dets.index_boxes, quads=dets.quads,
+        alternatives=alts if dets.alternatives is not None else None,
+    )  # fmt: skip
+    return out[np.array(keep, dtype=int)] if len(keep) != len(dets) else out
 
 
 def _concat(parts: list[CardDetections]) -> CardDetections:

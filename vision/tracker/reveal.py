@@ -3,7 +3,7 @@
 The referee asks (`request`) after a call; every read of a seat's reveal area is offered
 (`offer`). Each card's presence is voted over the last `window` reads since the area last
 settled (a card missed now and then still counts); a seat is settled once the voted hand
-is the same, non-empty (and of `expected` cards when known) for `consistent` reads in a row. When every seat is settled the reveal event is
+is the same, non-empty (and of the seat's `expected` size when known) for `consistent` reads in a row. When every seat is settled the reveal event is
 emitted with per-card confidence. Past `timeout_s` a `reveal_timeout` notice names the
 seats still unread with a prompt; reading goes on, and `correct` (a person typing the
 cards) settles a seat at any time.
@@ -12,6 +12,7 @@ cards) settles a seat at any time.
 from __future__ import annotations
 
 from collections import Counter, deque
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -53,7 +54,7 @@ class RevealReader:
     def __post_init__(self) -> None:
         self.seats: dict[str, _Seat] = {}
         self.t0 = 0.0
-        self.expected: int | None = None
+        self.expected: dict[str, int] = {}  # cards each seat holds, where known
         self.timed_out = False
         self.last: Event | None = None
 
@@ -61,9 +62,14 @@ class RevealReader:
     def active(self) -> bool:
         return bool(self.seats)
 
-    def request(self, seats: list[str], t: float, expected: int | None = None) -> None:
+    def request(self, seats: list[str], t: float, expected: int | Mapping[str, int] | None = None) -> None:
+        """Read `seats` until settled. `expected`: the hand size of every seat, or per seat
+        (a Khmer player's hand at close), or None (any size)."""
         self.seats = {s: _Seat() for s in seats}
-        self.t0, self.expected, self.timed_out = t, expected, False
+        if isinstance(expected, int):
+            expected = {s: expected for s in seats}
+        self.expected = {s: int(n) for s, n in (expected or {}).items() if s in self.seats}
+        self.t0, self.timed_out = t, False
 
     def cancel(self) -> None:
         self.seats = {}
@@ -99,9 +105,10 @@ class RevealReader:
             tally.update((c, k) for c, n in r.items() for k in range(n))
         n = len(st.reads)
         voted = tuple(sorted(c for (c, _), v in tally.items() if v / n >= cfg.share))
-        if self.expected is not None and 0 < len(voted) < self.expected and cfg.fill_min_reads is not None:
-            voted = _filled(voted, st.seen, self.expected, cfg.fill_min_reads)
-        if not voted or (self.expected is not None and len(voted) != self.expected):
+        size = self.expected.get(seat)
+        if size is not None and 0 < len(voted) < size and cfg.fill_min_reads is not None:
+            voted = _filled(voted, st.seen, size, cfg.fill_min_reads)
+        if not voted or (size is not None and len(voted) != size):
             st.last, st.streak = None, 0
             return []
         if voted == st.last:
