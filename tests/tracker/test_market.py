@@ -180,3 +180,22 @@ def test_without_stale_reset_a_reset_with_a_repeated_card_is_swaps() -> None:
     m.tick(6.5)
     ev, _ = m.change(change(old, ["8D", "KS", "JC", "KD"], 8.0), 8.0)
     assert [e["type"] for e in ev] == ["swap", "swap", "swap"]
+
+
+def test_after_a_stale_call_a_reset_seen_through_a_partial_market_is_the_reset() -> None:
+    # one card of the reset is not read for 2 s: 3 new cards are committed first, then a 4th
+    m = tracker(stale_reset_min_new=3)
+    old = ["3H", "9C", "KH", "6C"]
+    m.change(change([], old, 1.0), 1.0)
+    m.tick(6.5)
+    assert m.change(change(old, ["3C", "AD", "JH"], 9.0), 9.0) == ([], [])
+    ev, _ = m.change(change(["3C", "AD", "JH"], ["10D", "3C", "AD", "JH"], 10.0), 10.0)
+    assert ev == [{"type": "reset", "market": ["10D", "3C", "AD", "JH"], "t": 10.0}]
+
+
+def test_without_a_stale_call_a_partial_market_completed_is_swaps() -> None:
+    m = tracker(stale_reset_min_new=3)
+    m.change(change([], M0, 1.0), 1.0)
+    m.change(change(M0, ["7C", "KD", "3S"], 2.0), 2.0)  # a hand rests over 4H
+    ev, _ = m.change(change(["7C", "KD", "3S"], ["7C", "KD", "3S", "AS"], 3.0), 3.0)
+    assert [(e["type"], e["take"], e["give"]) for e in ev] == [("swap", "4H", "AS")]

@@ -139,14 +139,17 @@ class MarketTracker:
         return events, notices
 
     def _stale_reset(self, ch: ZoneChange) -> bool:
+        """After a stale call, `stale_reset_min_new` or more new cards at once: the reset.
+        From a partial market (a reset card that was not read for a while), the new cards
+        are counted against the last full market."""
         n = self.config.stale_reset_min_new
         size = self.config.size
-        return (
-            n is not None
-            and self.stale_announced
-            and len(ch.before) == size
-            and len(ch.added) == len(ch.removed) >= n
-        )
+        if n is None or not self.stale_announced:
+            return False
+        if len(ch.before) == size:
+            return len(ch.added) == len(ch.removed) >= n
+        new = Counter(ch.after) - Counter(self._last_full)
+        return len(self._last_full) == size and sum(new.values()) >= n
 
     # ---- event builders ---------------------------------------------------------------
     def _deal(self, market: tuple[str, ...], t: float) -> tuple[list[Event], list[Event]]:
