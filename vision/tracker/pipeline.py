@@ -64,7 +64,8 @@ class TrackerConfig:
     # A card the game's deck cannot hold (a Khmer 6 read as 8) is read as its likeliest
     # alternative the deck holds, when the reader gave that one at least this probability
     # (the read's confidence becomes it); else the read is dropped. None: always dropped.
-    deck_fallback_min_p: float | None = None
+    # Measured (datasets/README.md): 0.15 by default (only Khmer and piquet decks are affected).
+    deck_fallback_min_p: float | None = 0.15
     market_filter: FilterConfig = field(default_factory=lambda: FilterConfig(allowed_sizes=(4,)))
     zone_filter: FilterConfig = field(default_factory=FilterConfig)
     motion: MotionConfig = field(default_factory=MotionConfig)
