@@ -28,7 +28,7 @@ class RunOptions:
     oracle: bool = False  # read cards from the truth (measures the tracker alone)
     oracle_noise: str | None = None  # with `oracle`: seeded read errors (see oracle.ReadNoise.parse)
     # The table tracker's settings (None: its defaults), e.g. to measure an option that is off
-    # by default: `TrackerConfig(market_filter=FilterConfig(allowed_sizes=(4,), deck_prior=0.05))`.
+    # by default: `TrackerConfig(market_filter=FilterConfig(allowed_sizes=(4,), deck_prior=0.05, same_ncc=0.75))`.
     tracker: Any = None
 
 

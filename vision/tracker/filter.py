@@ -40,8 +40,8 @@ datasets/README.md). On top:
   change carries `corrections` (was, now): the same physical card was misread, and nobody
   swapped it (the pipeline then corrects the market without a swap).
 
-Optional, off by default (`deck_prior`; measured: no change with the shipped reader, see
-datasets/README.md): in a one-deck game (the pipeline says so, from the rules) each card
+Deck prior (`deck_prior`: off in a bare `FilterConfig`, 0.05 in the pipeline's market
+filter since the round-6 reader gained from it, see datasets/README.md): in a one-deck game (the pipeline says so, from the rules) each card
 exists once, so a spot's read of a card another spot of the zone is sure of, or of a card
 in the discard pile of this deck cycle (`excluded`), is re-weighed over the reader's
 alternatives (`CardDetections.alternatives`) with that identity's prior at `deck_prior`:
@@ -124,8 +124,8 @@ class FilterConfig:
     # read whose top card is such an identity is re-weighed over the reader's alternatives
     # (`CardDetections.alternatives`) and counts as the best of them: an ambiguous read
     # (AS 0.54 / AC 0.44 with AS sure elsewhere) goes to its runner-up, a confident one (0.99
-    # / 0.005) stays (the exclusion may itself come from a misread). 0: impossible. None
-    # (default): off — measured, see datasets/README.md.
+    # / 0.005) stays (the exclusion may itself come from a misread). 0: impossible. None:
+    # off here; the pipeline's market filter sets 0.05 (measured, see datasets/README.md).
     deck_prior: float | None = None
     min_confidence: float = 0.25
     allowed_sizes: tuple[int, ...] | None = None

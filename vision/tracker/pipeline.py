@@ -66,7 +66,9 @@ class TrackerConfig:
     # (the read's confidence becomes it); else the read is dropped. None: always dropped.
     # Measured (datasets/README.md): 0.15 by default (only Khmer and piquet decks are affected).
     deck_fallback_min_p: float | None = 0.15
-    market_filter: FilterConfig = field(default_factory=lambda: FilterConfig(allowed_sizes=(4,)))
+    # The deck prior is on for the market (used only in games known to play one deck):
+    # measured with the round-6 reader, datasets/README.md.
+    market_filter: FilterConfig = field(default_factory=lambda: FilterConfig(allowed_sizes=(4,), deck_prior=0.05))
     zone_filter: FilterConfig = field(default_factory=FilterConfig)
     motion: MotionConfig = field(default_factory=MotionConfig)
     reveal: RevealConfig = field(default_factory=RevealConfig)
