@@ -15,7 +15,9 @@ def register(subparsers: Any) -> None:
         description=(
             "Run video → card reader → table tracker → rules referee on every recording of DATASET "
             "and compare with its truth timeline. Calls (Kemps!/Cut!/Kem's/Khmer close) are "
-            "injected from the truth at their times. Format: datasets/README.md."
+            "injected from the truth at their times. Prints the pooled figures, then the same by deck "
+            "family when the recordings use several (a deck the reader cannot read sinks every "
+            "recording made with it). Format: datasets/README.md."
         ),
     )
     p.add_argument("dataset", metavar="DATASET", help="a dataset folder (manifest.json), a folder of recordings, or one recording folder")
