@@ -112,6 +112,31 @@ class CardDetections:
             alternatives=None if self.alternatives is None else list(self.alternatives),
         )
 
+    def within_deck(self, deck: frozenset[str], fallback_min_p: float | None = None) -> CardDetections:
+        """Only cards `deck` holds: a read outside it becomes its best in-deck alternative
+        when the reader gave that one at least `fallback_min_p` (its confidence becomes that
+        probability), else it is dropped (always, with None)."""
+        if all(c in deck for c in self.cards):
+            return self  # the usual case: nothing to rebuild
+        keep: list[int] = []
+        cards = list(self.cards)
+        conf = self.confidence.copy()
+        alts = [self.candidates(i) for i in range(len(self))]
+        for i, card in enumerate(cards):
+            if card in deck:
+                keep.append(i)
+                continue
+            inside = [(c, p) for c, p in alts[i] if c in deck]
+            if fallback_min_p is None or not inside or inside[0][1] < fallback_min_p:
+                continue
+            cards[i], conf[i], alts[i] = inside[0][0], inside[0][1], tuple(inside)
+            keep.append(i)
+        out = CardDetections(
+            xyxy=self.xyxy, confidence=conf, cards=cards, index_boxes=self.index_boxes, quads=self.quads,
+            alternatives=alts if self.alternatives is not None else None,
+        )  # fmt: skip
+        return out[np.array(keep, dtype=int)]
+
     def to_json(self, image_wh: tuple[int, int] | None = None) -> list[dict[str, Any]]:
         """The `referee read --json` card list. With `image_wh`, boxes are clipped to the
         image (a card partly out of the picture is boxed where it is seen)."""

@@ -23,7 +23,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--two-decks", action="store_true", help="two-deck game: identical cards may appear twice")
     p.add_argument(
         "--deck", choices=DECK_KINDS, default="standard",
-        help="the deck the cards come from: a read outside it is dropped, as the live tracker does "
+        help="the deck the cards come from: a read outside it is dropped "
         "(khmer: A-6 only; piquet: 7 to ace; default standard, all 52)",
     )  # fmt: skip
     p.add_argument(
@@ -35,8 +35,6 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import numpy as np
-
     from referee.cards import deck_identities
     from vision.reader.reader import CardReader
     from vision.reader.runtime import ModelError
@@ -58,8 +56,7 @@ def run(args: argparse.Namespace) -> int:
                 print(f"referee read: error: {path}: {msg}", file=sys.stderr, flush=True)
             continue
         det = reader.read(image, two_decks=args.two_decks, multiscale=not args.camera_scale)
-        if args.deck != "standard" and len(det):
-            det = det[np.array([c in allowed for c in det.cards], dtype=bool)]
+        det = det.within_deck(allowed)
         if args.json:
             h, w = image.shape[:2]  # type: ignore[attr-defined]
             print(json.dumps({"image": path, "cards": det.to_json((w, h))}), flush=True)

@@ -218,8 +218,7 @@ class LiveReferee:
                 else:  # a later call joined the reveal: keep what was read or corrected
                     self.reveal.seats = seats
                 if self.feed is not None:
-                    sizes = awaiting.get("sizes")
-                    self.feed.request_reveal(seats, {str(k): int(v) for k, v in sizes.items()} if isinstance(sizes, dict) else None)
+                    self.feed.request_reveal(seats, awaiting.get("sizes"))  # Khmer: cards each must show
             elif self.reveal is not None:
                 self.reveal = None
 

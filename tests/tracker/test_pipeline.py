@@ -278,7 +278,6 @@ def test_discard_pile_is_excluded_only_between_resets_of_one_deck() -> None:
 
 
 def test_a_read_outside_the_deck_falls_back_to_its_best_alternative_inside() -> None:
-    from vision.tracker.pipeline import within_deck
     from vision.types import CardDetections
 
     dets = CardDetections(
@@ -287,8 +286,8 @@ def test_a_read_outside_the_deck_falls_back_to_its_best_alternative_inside() -> 
         alternatives=[(("8C", 0.6), ("6C", 0.3), ("9C", 0.05)), (("3H", 0.9),), (("9S", 0.5), ("8S", 0.4), ("7S", 0.1))],
     )  # fmt: skip
     khmer_like = frozenset({"6C", "3H", "AS"})
-    out = within_deck(dets, khmer_like, 0.1)
+    out = dets.within_deck(khmer_like, 0.1)
     assert out.cards == ["6C", "3H"] and out.confidence.tolist() == pytest.approx([0.3, 0.9])
     assert out.alternatives is not None and out.alternatives[0] == (("6C", 0.3),)
-    assert within_deck(dets, khmer_like, 0.35).cards == ["3H"]  # 6C given too little
-    assert within_deck(dets, khmer_like, None).cards == ["3H"]  # off: dropped as before
+    assert dets.within_deck(khmer_like, 0.35).cards == ["3H"]  # 6C given too little
+    assert dets.within_deck(khmer_like, None).cards == ["3H"]  # off: dropped as before

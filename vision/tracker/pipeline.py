@@ -282,7 +282,7 @@ class TablePipeline:
             self._runs[z].last_read = frame.t
         dets = parts[0] if len(parts) == 1 else _concat(parts)
         if len(dets):
-            dets = within_deck(dets, self.deck_cards, self.config.deck_fallback_min_p)
+            dets = dets.within_deck(self.deck_cards, self.config.deck_fallback_min_p)
         return dets
 
     def _apply_reads(
@@ -500,29 +500,6 @@ def _merge_rois(rois: list[tuple[int, int, int, int]]) -> list[tuple[int, int, i
     if area <= 1.5 * float(((a[:, 2] - a[:, 0]) * (a[:, 3] - a[:, 1])).sum()):
         return [union]
     return rois
-
-
-def within_deck(dets: CardDetections, deck: frozenset[str], min_p: float | None) -> CardDetections:
-    """`dets` restricted to cards of `deck`: an outside read becomes its best in-deck
-    alternative with probability ≥ `min_p` (None: never), else it is dropped."""
-    keep: list[int] = []
-    cards = list(dets.cards)
-    conf = dets.confidence.copy()
-    alts = [dets.candidates(i) for i in range(len(dets))]
-    for i, card in enumerate(cards):
-        if card in deck:
-            keep.append(i)
-            continue
-        inside = [(c, p) for c, p in alts[i] if c in deck]
-        if min_p is None or not inside or inside[0][1] < min_p:
-            continue
-        cards[i], conf[i], alts[i] = inside[0][0], inside[0][1], tuple(inside)
-        keep.append(i)
-    out = CardDetections(
-        xyxy=dets.xyxy, confidence=conf, cards=cards, index_boxes=dets.index_boxes, quads=dets.quads,
-        alternatives=alts if dets.alternatives is not None else None,
-    )  # fmt: skip
-    return out[np.array(keep, dtype=int)] if len(keep) != len(dets) else out
 
 
 def _concat(parts: list[CardDetections]) -> CardDetections:
