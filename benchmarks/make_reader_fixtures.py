@@ -6,6 +6,8 @@ Small images rendered by the synth engine from held-out procedural decks (test s
 range of vision.synth.splits: designs the model never trained on, and our own art, so no
 third-party artwork is committed): single cards close up, small tables and overlapped
 cascades. truth.json lists, per image, the cards with a visible corner index.
+`--markets` writes only the whole-card reader's fixtures (market_*.jpg, four separate cards
+at camera scale, and market_truth.json: every card on them), leaving the others as they are.
 """
 
 from __future__ import annotations
@@ -22,7 +24,29 @@ sys.path[:0] = [str(REPO), str(REPO / "benchmarks")]
 OUT = REPO / "tests" / "fixtures" / "reader"
 
 
+def markets() -> int:
+    """Four separate face-up cards at camera scale (cards ~70-130 px tall), held-out designs."""
+    from tune_body import market_scene
+    from vision.synth.procedural import make_procedural_deck
+
+    rng = np.random.default_rng(4040)
+    truth: dict[str, list[str]] = {}
+    for k in range(3):
+        scene = market_scene(rng, make_procedural_deck(2_000_200 + k))  # a 1280×720 frame ...
+        pts = np.concatenate([c.quad for c in scene.cards])
+        x1, y1 = np.maximum(pts.min(0) - 40, 0).astype(int)
+        x2, y2 = np.minimum(pts.max(0) + 40, (1280, 720)).astype(int)
+        name = f"market_{k}.jpg"  # ... cut to its market zone, at native resolution
+        cv2.imwrite(str(OUT / name), scene.image[y1:y2, x1:x2], [cv2.IMWRITE_JPEG_QUALITY, 90])
+        truth[name] = sorted(c.card for c in scene.cards if c.face_up)
+    (OUT / "market_truth.json").write_text(json.dumps(truth, indent=1) + "\n")
+    print(json.dumps(truth, indent=1))
+    return 0
+
+
 def main() -> int:
+    if "--markets" in sys.argv[1:]:
+        return markets()
     from bench_reader import cascade_scene
     from reader_eval import truth_cards
     from vision.synth.conditions import SceneConditions

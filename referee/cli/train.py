@@ -16,14 +16,15 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="train the card reader from synthetic scenes and export it",
         description="Build synthetic data, train the corner-index detector (ultralytics, from a "
         "model yaml, offline) and the index classifier, export OpenVINO/ONNX files and "
-        "reader.json. Everything is reproducible from the config file.",
+        "reader.json; the body stage trains the whole-card network (vision/reader/body.py) and "
+        "adds it to the exported model. Everything is reproducible from the config file.",
     )
     p.add_argument("--config", default="configs/train/reader.yaml", help="training config YAML (default: %(default)s)")
     p.add_argument("--out", help="run folder for data, checkpoints and reports (default: the config's `out`)")
     p.add_argument("--export-dir", help="where the runtime files go (default: the config's `export_dir`, models/)")
     p.add_argument(
-        "--stages", default="data,classifier,detector,export",
-        help="comma-separated subset of data,classifier,detector,export (default: all, in order)",
+        "--stages", default="data,classifier,detector,export,body",
+        help="comma-separated subset of data,classifier,detector,export,body (default: all, in order)",
     )  # fmt: skip
     p.add_argument("--epochs", type=int, help="detector epochs (overrides the config, including its time budget)")
     p.add_argument("--classifier-epochs", type=int, help="classifier epochs (overrides the config)")

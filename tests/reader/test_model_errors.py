@@ -22,6 +22,7 @@ def _model_files() -> list[str]:
         return []
     meta = json.loads((DEFAULT_MODEL_DIR / "reader.json").read_text())
     names = [meta.get("detector_file", "index_detector.xml"), meta.get("classifier_file", "index_classifier.onnx")]
+    names += [meta["body_file"]] if meta.get("body_file") else []  # the whole-card network
     return names + [n[:-4] + ".bin" for n in names if n.endswith(".xml")]
 
 

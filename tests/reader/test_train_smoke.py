@@ -28,7 +28,7 @@ def test_smoke_training_end_to_end(tmp_path: Path) -> None:
     )  # fmt: skip
     assert r.returncode == 0, r.stderr[-2000:]
     report = json.loads(r.stdout.strip().splitlines()[-1])
-    assert set(report) == {"data", "classifier", "detector", "export"}
+    assert set(report) == {"data", "classifier", "detector", "export", "body"}
     assert report["data"]["tiles"]["train"] > 0 and report["data"]["crops"]["train"]["indices"] > 0
     for name in ("reader.json", "index_detector.xml", "index_detector.bin", "index_detector.onnx", "index_classifier.onnx",
                  "index_detector_int8.xml", "index_detector_int8.bin", "index_classifier_int8.xml"):  # fmt: skip
@@ -37,10 +37,15 @@ def test_smoke_training_end_to_end(tmp_path: Path) -> None:
     assert meta["detector_file"] == "index_detector_int8.xml" and meta["classifier_file"] == "index_classifier_int8.xml"
     assert meta["min_card_p"] == 0.4 and meta["geometry"]["reassign_below"] == 0.9  # the config's runtime block
     assert (out / "detector" / "weights" / "last.pt").is_file()
+    # the whole-card network joined the exported model
+    assert (model / "card_body.onnx").is_file()
+    assert meta["body_file"] == "card_body.onnx" and meta["body_add_p"] == 0.6
+    assert report["body"]["patches"]["train"] > 0
 
     from vision.reader.reader import CardReader
 
     reader = CardReader.load(model)
+    assert reader.body is not None
     img = cv2.imread(str(next((out / "det" / "images" / "train").glob("*.jpg"))))
     det = reader.read(np.ascontiguousarray(img))
     assert det.xyxy.shape[1] == 4 and len(det.cards) == len(det.confidence)
@@ -60,6 +65,7 @@ def test_smoke_training_end_to_end(tmp_path: Path) -> None:
     assert two.classifier2_file == "index_classifier2_int8.xml" and (model / "index_classifier2_int8.bin").is_file()
     (model / META_FILE).write_text(json.dumps(two.to_json()))
     reader = CardReader.load(model)
+    assert reader.body is not None
     assert isinstance(reader.classifier, TwoViewClassifier) and reader.classifier.below == 0.9
     det = reader.read(np.ascontiguousarray(img))
     assert len(det.cards) == len(det.confidence)

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from vision.reader.body import BodyClassifier, BodyFusion, card_outlines, fuse_bodies, unsure_outlines
 from vision.reader.classifier import IndexClassifier, TwoViewClassifier
 from vision.reader.detector import IndexDetector
 from vision.reader.grouping import CardGeometry, CardGroup, IndexObs, group_indices
@@ -60,6 +61,21 @@ class ReaderMeta:
     classifier2_below: float = 1.0  # second view only where the first's rank_p × suit_p is below this
     fuse_indices: bool = False  # fuse the two corners' readings of a card (grouping.py); the shipped model sets it
     geometry: CardGeometry = field(default_factory=CardGeometry)
+    # whole-card reader (body.py): separate face-up cards read from their face too. None:
+    # corner reads only (model folders before 2026-11-30 late).
+    body_file: str | None = None
+    body_size: tuple[int, int] = (44, 64)  # W, H of the rectified card
+    body_min_card_p: float = 0.5
+    body_add_p: float = 0.5
+    body_fuse: bool = True
+    body_weight: float = 1.0
+    # outlines holding a corner-read card this sure are not read by face: the network's
+    # time goes where the corners failed (speed; 1.0 reads every outline)
+    body_skip_above: float = 0.9
+
+    @property
+    def body_fusion(self) -> BodyFusion:
+        return BodyFusion(self.body_min_card_p, self.body_add_p, self.body_fuse, self.body_weight)
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> ReaderMeta:
@@ -69,7 +85,7 @@ class ReaderMeta:
         unknown = set(data) - known
         if unknown:
             raise ModelError(f"{META_FILE}: unknown keys {sorted(unknown)}")
-        for key in ("detector_input_hw", "index_px_range", "ranks", "suits"):
+        for key in ("detector_input_hw", "index_px_range", "ranks", "suits", "body_size"):
             if key in data:
                 data[key] = tuple(data[key])
         return cls(geometry=geom, **data)
@@ -83,8 +99,11 @@ class ReaderMeta:
 class CardReader:
     """Reads cards from BGR images. Build with `CardReader.load()`."""
 
-    def __init__(self, meta: ReaderMeta, detector: IndexDetector, classifier: IndexClassifier | TwoViewClassifier) -> None:
-        self.meta, self.detector, self.classifier = meta, detector, classifier
+    def __init__(
+        self, meta: ReaderMeta, detector: IndexDetector, classifier: IndexClassifier | TwoViewClassifier,
+        body: BodyClassifier | None = None,
+    ) -> None:  # fmt: skip
+        self.meta, self.detector, self.classifier, self.body = meta, detector, classifier, body
 
     @classmethod
     def load(cls, model_dir: str | Path | None = None, threads: int = 2) -> CardReader:
@@ -122,7 +141,10 @@ class CardReader:
             )  # fmt: skip
             clf = TwoViewClassifier(clf, second, meta.classifier2_weight, meta.classifier2_below, meta.min_index_p)  # type: ignore[assignment]
         clf.warm()
-        return cls(meta, det, clf)
+        body = None
+        if meta.body_file:
+            body = BodyClassifier(load_session(root / meta.body_file, threads), meta.body_size, len(meta.ranks), len(meta.suits))
+        return cls(meta, det, clf, body)
 
     # -- stage a: find indices at a scale where they look like the training ones ----------
     def _detect(self, image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -238,7 +260,7 @@ class CardReader:
     def read_multiscale(self, image_bgr: np.ndarray, two_decks: bool = False) -> CardDetections:
         image = _check_image(image_bgr)
         _scale, indices = self.photo_scale(image)
-        return self.detections_from(indices, two_decks)
+        return self.with_bodies(image, self.detections_from(indices, two_decks))
 
     def read_with_indices(
         self, image_bgr: np.ndarray, roi: tuple[int, int, int, int] | None = None, two_decks: bool = False
@@ -254,12 +276,22 @@ class CardReader:
                 raise ValueError(f"roi {roi} is empty inside a {image.shape[1]}×{image.shape[0]} image")
             image, dx, dy = image[y1:y2, x1:x2], x1, y1
         indices = self.read_indices(image)
-        det = self.detections_from(indices, two_decks)
+        det = self.with_bodies(image, self.detections_from(indices, two_decks))
         if dx or dy:
             det = det.offset(dx, dy)
             for o in indices:
                 o.box = (o.box[0] + dx, o.box[1] + dy, o.box[2] + dx, o.box[3] + dy)
         return det, indices
+
+
+    def with_bodies(self, image: np.ndarray, det: CardDetections) -> CardDetections:
+        """`det` joined with the whole-card reads of the separate cards in `image` (body.py);
+        `det` itself when the model has no whole-card network."""
+        if self.body is None:
+            return det
+        quads = unsure_outlines(det, card_outlines(image), self.meta.body_skip_above)
+        reads = self.body.classify(image, quads)
+        return fuse_bodies(det, reads, self.meta.ranks, self.meta.suits, self.meta.body_fusion)
 
 
 def scale_weight(index_px: float, target_px: float, sigma: float = 0.45) -> float:

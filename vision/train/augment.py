@@ -69,8 +69,9 @@ def colour(x: torch.Tensor, gen: torch.Generator | None = None) -> torch.Tensor:
     # low resolution / blur: down then up
     low = r(n) < 0.35
     if low.any():
-        h = x.shape[-1]
+        h, w = x.shape[-2:]  # square index crops; whole-card patches are taller than wide
         k = int(torch.randint(max(12, h // 3), h - 4, (1,), generator=gen))
-        x[low] = F.interpolate(F.interpolate(x[low], size=(k, k), mode="area"), size=(h, h), mode="bilinear", align_corners=False)
+        small = (k, max(8, round(k * w / h)))
+        x[low] = F.interpolate(F.interpolate(x[low], size=small, mode="area"), size=(h, w), mode="bilinear", align_corners=False)
     x = x + torch.randn(x.shape, generator=gen) * (r(n, 1, 1, 1) * 0.06)
     return x.clamp(0, 1)

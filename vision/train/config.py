@@ -47,6 +47,30 @@ class SecondViewConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class BodyConfig:
+    """The whole-card reader (vision/reader/body.py): its data, training and the fusion
+    settings written to reader.json (`runtime`: ReaderMeta body_* fields)."""
+
+    scenes: dict[str, int] = field(default_factory=lambda: {"train": 4000, "val": 300, "test": 400})
+    chunk_scenes: int = 20
+    decks_per_chunk: int = 6
+    procedural: dict[str, tuple[int, int]] = field(
+        default_factory=lambda: {"train": (8000, 8600), "val": (1_000_000, 1_000_012), "test": (2_000_000, 2_000_012)}
+    )
+    procedural_variety: int = 2  # training designs only, as for the corner reader
+    real_weight: float = 0.5
+    workers: int = 2
+    seed: int = 0
+    epochs: int = 8
+    batch: int = 128
+    lr: float = 2e-3
+    width: int = 16  # network width (channels of its first block)
+    threads: int = 2
+    minutes: float | None = None  # time box for training
+    runtime: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
 class TrainConfig:
     out: str = "runs/reader"
     seed: int = 0
@@ -59,6 +83,7 @@ class TrainConfig:
     # runtime thresholds written to reader.json (ReaderMeta fields), chosen on val families
     runtime: dict[str, Any] = field(default_factory=dict)
     second_view: SecondViewConfig = field(default_factory=SecondViewConfig)
+    body: BodyConfig = field(default_factory=BodyConfig)
 
 
 def _build(cls: type, raw: dict[str, Any] | None, where: str) -> Any:
@@ -67,7 +92,7 @@ def _build(cls: type, raw: dict[str, Any] | None, where: str) -> Any:
     unknown = sorted(set(raw) - set(names))
     if unknown:
         raise ValueError(f"{where}: unknown key(s) {', '.join(unknown)}")
-    nested = {"data": DataConfig, "classifier": ClassifierConfig, "detector": DetectorConfig, "sample": SampleConfig, "second_view": SecondViewConfig}
+    nested = {"data": DataConfig, "classifier": ClassifierConfig, "detector": DetectorConfig, "sample": SampleConfig, "second_view": SecondViewConfig, "body": BodyConfig}
     kwargs: dict[str, Any] = {}
     for k, v in raw.items():
         if k in nested and isinstance(v, dict):

@@ -20,7 +20,7 @@ from vision.reader.reader import META_FILE, ReaderMeta
 from vision.train.config import DataConfig, TrainConfig
 from vision.train.dataset import DeckSpec, build, make_jobs
 
-STAGES = ("data", "classifier", "detector", "export")
+STAGES = ("data", "classifier", "detector", "export", "body")
 
 
 def deck_pools(cfg: DataConfig) -> tuple[dict[str, list[DeckSpec]], dict[str, list[DeckSpec]]]:
@@ -201,6 +201,65 @@ def export_second_view(
     )  # fmt: skip
 
 
+def body_jobs(cfg: TrainConfig, data_dir: Path) -> list:
+    """The whole-card data's render jobs: per split, `real_weight` of the scenes from the
+    art cache's decks of that split, the rest from procedural designs."""
+    from vision.train.body_data import make_body_jobs
+
+    b = cfg.body
+    real = real_deck_pools()
+    jobs: list = []
+    for split in ("val", "test", "train"):
+        n = b.scenes.get(split, 0)
+        a, z = b.procedural.get(split, (0, 0))
+        kind = f"procedural-v{b.procedural_variety}" if split == "train" and b.procedural_variety != 1 else "procedural"
+        proc = [DeckSpec(f"{kind}:{i}", f"procedural-{split}") for i in range(a, z)]
+        n_real = int(n * b.real_weight) if real.get(split) else 0
+        jobs += make_body_jobs({split: real.get(split, [])}, {split: n_real}, data_dir, b.seed + len(jobs) + 11, b.chunk_scenes, b.decks_per_chunk)
+        jobs += make_body_jobs({split: proc}, {split: n - n_real}, data_dir, b.seed + len(jobs) + 12, b.chunk_scenes, b.decks_per_chunk)
+    return [dataclasses.replace(j, chunk=i) for i, j in enumerate(jobs)]
+
+
+def stage_body(cfg: TrainConfig, out: Path, export_dir: Path) -> dict:
+    """Data, training and export of the whole-card network; it joins the model in
+    `export_dir` (card_body.onnx, reader.json's body_* fields) when one is there."""
+    from vision.train.body_data import build_body_data
+    from vision.train.train_body import BodyTrainConfig, evaluate, export_body_onnx, load_patches, predict, train_body
+
+    b, data_dir = cfg.body, out / "body"
+    splits = [s for s, n in b.scenes.items() if n > 0]
+    report: dict = {}
+    if not all((data_dir / f"{s}.npz").is_file() for s in splits):
+        t0 = time.time()
+        report["patches"] = build_body_data(body_jobs(cfg, data_dir), data_dir, b.workers)
+        report["data_seconds"] = time.time() - t0
+    if not (data_dir / "train.npz").is_file():
+        raise FileNotFoundError(f"no whole-card training patches in {data_dir}: body.scenes has no train scenes")
+    train = load_patches(data_dir / "train.npz")
+    val = load_patches(data_dir / "val.npz") if (data_dir / "val.npz").is_file() else None
+    tcfg = BodyTrainConfig(epochs=b.epochs, batch=b.batch, lr=b.lr, width=b.width, threads=b.threads, seed=b.seed, minutes=b.minutes)
+    t0 = time.time()
+    model = train_body(train, val, tcfg, out)
+    report["train_seconds"] = time.time() - t0
+    for split in ("val", "test"):
+        if (data_dir / f"{split}.npz").is_file():
+            d = load_patches(data_dir / f"{split}.npz")
+            report[split] = evaluate(predict(model, d["patches"]), d)
+    onnx = export_body_onnx(model, out / "card_body.onnx")
+    (out / "body_report.json").write_text(json.dumps(report, indent=1))
+    meta_path = export_dir / META_FILE
+    if meta_path.is_file():
+        shutil.copyfile(onnx, export_dir / onnx.name)
+        unknown = {k for k in b.runtime if not k.startswith("body_")} | (set(b.runtime) - set(ReaderMeta.__dataclass_fields__))
+        if unknown:
+            raise ValueError(f"body.runtime: not a reader.json body_* key: {', '.join(sorted(unknown))}")
+        meta = ReaderMeta.from_json(json.loads(meta_path.read_text()))
+        meta = dataclasses.replace(meta, body_file=onnx.name, **b.runtime)
+        meta_path.write_text(json.dumps(meta.to_json(), indent=1))
+        report["export"] = str(export_dir / onnx.name)
+    return report
+
+
 def run(cfg: TrainConfig, stages: tuple[str, ...] = STAGES, out: Path | None = None, export_dir: Path | None = None) -> dict:
     out = Path(out or cfg.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -214,4 +273,6 @@ def run(cfg: TrainConfig, stages: tuple[str, ...] = STAGES, out: Path | None = N
         report["detector"] = stage_detector(cfg, out)
     if "export" in stages:
         report["export"] = stage_export(cfg, out, Path(export_dir or cfg.export_dir))
+    if "body" in stages:
+        report["body"] = stage_body(cfg, out, Path(export_dir or cfg.export_dir))
     return report

@@ -1,0 +1,264 @@
+"""Whole-card reading: find separate face-up cards by their outline, read them from their face.
+
+The corner reader needs a rank-over-suit index in a corner. Some decks do not print one:
+the oxygen designs put the rank top-right and the suit top-left, a card width apart, and
+at camera scale the rank is ~6 px tall, so the index detector finds nothing there. A card
+lying alone (a market card, a card just played) also shows its whole face: its pips give
+the suit and, on number cards, the rank. This module finds such cards and reads them:
+
+1. `card_outlines(image)`: card-shaped rectangles in the edges of a half-size copy (Canny
+   on each colour channel). Overlapped cards and cards under an arm are not found, by
+   design: the corner reader covers those.
+2. `rectify(image, quad, size)`: the quad warped to an upright W×H patch (long side
+   vertical; upside down or not, which the network was trained to ignore).
+3. `BodyClassifier`: a small CNN (vision/train/body_model.py) with rank, suit and
+   "is a face-up card" outputs, exported to ONNX.
+
+The reader (`CardReader`) fuses these reads with the corner reads (reader.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+
+@dataclass(frozen=True, slots=True)
+class OutlineConfig:
+    scale: float = 0.5  # work on a half-size copy: outlines need no detail, and it is 4x cheaper
+    min_h: float = 28.0  # card long side in full-image px
+    max_h: float = 6000.0  # a phone photo's close-up card; the aspect test and the network judge
+    canny: tuple[int, int] = (30, 80)
+    # convex hull area / min-area rectangle: a card ~0.97; lower lets through a card whose
+    # outline a touching pattern (polka dots) or a dashed inner frame makes ragged
+    min_fill: float = 0.85
+    aspect: tuple[float, float] = (1.2, 1.75)  # long / short side (poker 1.40, bridge 1.56)
+
+
+def card_outlines(image: np.ndarray, cfg: OutlineConfig = OutlineConfig()) -> list[np.ndarray]:
+    """Card-shaped outlines in a BGR image: (4, 2) float32 quads in full-image px, clockwise
+    (image coordinates), first edge a short one.
+
+    Two views of one edge map, joined: closed edge contours (a card's border), and regions
+    no edge crosses (a card's face inside its border, pips and all, when the border touches
+    something else). Measured on the held-out recordings' frames (share of visible cards
+    inside an outline): contours alone 0.65, both 0.76 (a fill test without the hull: 0.50).
+    """
+    s = cfg.scale
+    small = cv2.resize(image, None, fx=s, fy=s, interpolation=cv2.INTER_AREA) if s != 1 else image
+    if small.ndim == 2:
+        small = small[:, :, None]
+    g = cv2.GaussianBlur(small, (3, 3), 0).reshape(small.shape)
+    edges = np.zeros(g.shape[:2], np.uint8)
+    for c in range(g.shape[2]):
+        edges |= cv2.Canny(np.ascontiguousarray(g[:, :, c]), *cfg.canny)
+    lo, hi = cfg.min_h * s, cfg.max_h * s
+    rects = []
+    closed = cv2.morphologyEx(edges, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+    contours, _ = cv2.findContours(closed, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
+    rects += [r for c in contours if (r := _card_rect(c, lo, hi, cfg)) is not None]
+    free = (cv2.dilate(edges, np.ones((2, 2), np.uint8)) == 0).astype(np.uint8)
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(free, connectivity=4)
+    for i in range(1, n):
+        x, y, w, h, a = stats[i]
+        # a card's face: long enough, at least half a card of area, and not a thin sliver
+        if not 0.8 * lo <= max(w, h) <= 1.2 * hi or min(w, h) < 0.4 * lo or a < 0.45 * lo * lo or a < 0.3 * w * h:
+            continue
+        part, _ = cv2.findContours((labels[y : y + h, x : x + w] == i).astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        r = _card_rect(max(part, key=cv2.contourArea) + np.array([x, y]), lo, hi, cfg)
+        if r is not None:  # the face stops a dilated edge short of the border: grow it back
+            rects.append((r[0], (r[1][0] + 2, r[1][1] + 2), r[2]))
+    return _dedupe([order_quad(cv2.boxPoints(r) / s) for r in rects])
+
+
+def _card_rect(contour: np.ndarray, lo: float, hi: float, cfg: OutlineConfig):  # noqa: ANN202
+    """The contour's min-area rectangle when it is card-shaped, else None."""
+    _x, _y, w, h = cv2.boundingRect(contour)
+    if max(w, h) < 0.7 * lo:  # most contours are pips and letters: the cheap test first
+        return None
+    hull_area = cv2.contourArea(cv2.convexHull(contour))
+    if hull_area < lo * lo * 0.5:
+        return None
+    rect = cv2.minAreaRect(contour)
+    short, long_ = sorted(rect[1])
+    if short <= 0 or not lo <= long_ <= hi or not cfg.aspect[0] <= long_ / short <= cfg.aspect[1]:
+        return None
+    return rect if hull_area / (short * long_) >= cfg.min_fill else None
+
+
+def order_quad(quad: np.ndarray) -> np.ndarray:
+    """The same four corners, clockwise in image coordinates, starting on a short edge."""
+    q = np.asarray(quad, np.float32).reshape(4, 2)
+    x, y = q[:, 0], q[:, 1]
+    if 0.5 * float(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1))) < 0:  # counter-clockwise
+        q = q[::-1]
+    if np.linalg.norm(q[1] - q[0]) > np.linalg.norm(q[2] - q[1]):
+        q = np.roll(q, -1, axis=0)
+    return np.ascontiguousarray(q)
+
+
+def _dedupe(quads: list[np.ndarray], dist: float = 0.08) -> list[np.ndarray]:
+    """Nested contours of one card (outer and inner edge of its outline): keep the larger."""
+    keep: list[np.ndarray] = []
+    for q in sorted(quads, key=lambda q: -cv2.contourArea(q)):
+        c, size = q.mean(0), np.linalg.norm(q[2] - q[1])
+        if all(np.linalg.norm(c - k.mean(0)) > dist * size or cv2.contourArea(q) < 0.7 * cv2.contourArea(k) for k in keep):
+            keep.append(q)
+    return keep
+
+
+def rectify(image: np.ndarray, quad: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    """The card inside `quad` (ordered as `order_quad` returns) as an upright W×H patch."""
+    w, h = size
+    q = np.asarray(quad, np.float32)
+    long_side = float(np.linalg.norm(q[2] - q[1]))
+    if long_side > 5 * h:  # a photo's card: shrink its box first, a warp alone would alias
+        x1, y1 = np.maximum(np.floor(q.min(0)).astype(int), 0)
+        x2, y2 = np.ceil(q.max(0)).astype(int) + 1
+        f = 2 * h / long_side
+        box = image[y1:y2, x1:x2]
+        image = cv2.resize(box, (max(1, round(box.shape[1] * f)), max(1, round(box.shape[0] * f))), interpolation=cv2.INTER_AREA)
+        q = ((q - (x1, y1)) * f).astype(np.float32)
+    dst = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
+    m = cv2.getPerspectiveTransform(q, dst)
+    return cv2.warpPerspective(image, m, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+
+@dataclass(frozen=True, slots=True)
+class BodyReads:
+    """One row per outline: rank and suit distributions and P(face-up card)."""
+
+    quads: np.ndarray  # (N, 4, 2)
+    rank_probs: np.ndarray  # (N, R)
+    suit_probs: np.ndarray  # (N, S)
+    card_p: np.ndarray  # (N,)
+
+    def __len__(self) -> int:
+        return len(self.card_p)
+
+
+def _softmax(x: np.ndarray) -> np.ndarray:
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+class BodyClassifier:
+    """The exported whole-card network (ONNX Runtime or OpenVINO via `load_session`)."""
+
+    def __init__(self, session, size: tuple[int, int], n_ranks: int = 13, n_suits: int = 4) -> None:  # noqa: ANN001
+        self.session, self.size, self.n_ranks, self.n_suits = session, size, n_ranks, n_suits
+
+    def batch(self, image: np.ndarray, quads: list[np.ndarray]) -> np.ndarray:
+        """Both ways up per quad (2N patches), as the network's NCHW float input."""
+        patches = []
+        for q in quads:
+            p = rectify(image, q, self.size)
+            patches += [p, p[::-1, ::-1]]
+        return np.ascontiguousarray(np.stack(patches)[..., ::-1].transpose(0, 3, 1, 2)).astype(np.float32) / 255.0  # RGB, as trained
+
+    def classify(self, image: np.ndarray, quads: list[np.ndarray]) -> BodyReads:
+        r, s = self.n_ranks, self.n_suits
+        if not quads:
+            return BodyReads(np.zeros((0, 4, 2), np.float32), np.zeros((0, r)), np.zeros((0, s)), np.zeros((0,)))
+        out = np.asarray(self.session.run(self.batch(image, quads)), np.float64)
+        # a card reads the same either way up: average the two views' distributions
+        rank = _softmax(out[:, :r]).reshape(-1, 2, r).mean(1)
+        suit = _softmax(out[:, r : r + s]).reshape(-1, 2, s).mean(1)
+        card = (1.0 / (1.0 + np.exp(-out[:, r + s]))).reshape(-1, 2).mean(1)
+        return BodyReads(np.stack(quads).astype(np.float32), rank, suit, card)
+
+
+@dataclass(frozen=True, slots=True)
+class BodyFusion:
+    """How whole-card reads join the corner reads (`fuse_bodies`); chosen on val families."""
+
+    min_card_p: float = 0.5  # P(face-up card) for an outline to count
+    add_p: float = 0.5  # an outline with no corner read becomes a card from this confidence
+    fuse: bool = True  # an outline holding one corner-read card re-weighs its identities
+    weight: float = 1.0  # exponent of the body's distribution in that product
+    floor: float = 0.02  # probability a corner read leaves to an identity it did not list
+    top_k: int = 5
+
+
+def _body_top(rank_p: np.ndarray, suit_p: np.ndarray, ranks: tuple[str, ...], suits: tuple[str, ...], k: int) -> list[tuple[str, float]]:
+    joint = np.outer(rank_p, suit_p)
+    order = np.argsort(joint.ravel())[::-1][:k]
+    return [(ranks[i // len(suits)] + suits[i % len(suits)], float(joint.ravel()[i])) for i in order]
+
+
+def _inside(quad: np.ndarray, pts: list[tuple[float, float]]) -> bool:
+    contour = quad.reshape(-1, 1, 2).astype(np.float32)
+    return any(cv2.pointPolygonTest(contour, (float(x), float(y)), False) >= 0 for x, y in pts)
+
+
+def _anchors(det) -> list[list[tuple[float, float]]]:  # noqa: ANN001
+    """Per corner-read card, the points that place it inside an outline: its index centres
+    (the card box centre when it has none)."""
+    return [
+        [((b[0] + b[2]) / 2, (b[1] + b[3]) / 2) for b in det.index_boxes[i]]
+        or [((det.xyxy[i][0] + det.xyxy[i][2]) / 2, (det.xyxy[i][1] + det.xyxy[i][3]) / 2)]
+        for i in range(len(det))
+    ]
+
+
+def unsure_outlines(det, quads: list[np.ndarray], sure: float) -> list[np.ndarray]:  # noqa: ANN001
+    """The outlines worth the network's time: those holding no corner-read card at or above
+    `sure` confidence (a card the corners read surely gains little from its face)."""
+    sure_pts = [pts for pts, c in zip(_anchors(det), det.confidence) if c >= sure]
+    return [q for q in quads if not any(_inside(q, pts) for pts in sure_pts)]
+
+
+def fuse_bodies(det, reads: BodyReads, ranks: tuple[str, ...], suits: tuple[str, ...], cfg: BodyFusion = BodyFusion()):  # noqa: ANN001, ANN201
+    """Corner-read `CardDetections` + whole-card reads -> `CardDetections`.
+
+    An outline whose corner reads found nothing adds its own card (from `add_p`); an outline
+    holding exactly one corner-read card re-ranks that card's identities by the product of
+    the two readers' probabilities (normalised over the identities either lists); outlines
+    holding two or more cards (a misfound outline) change nothing."""
+    from vision.types import CardDetections
+
+    rows = [
+        dict(xyxy=det.xyxy[i], conf=float(det.confidence[i]), card=det.cards[i], boxes=det.index_boxes[i],
+             quad=None if det.quads is None else det.quads[i], alts=det.candidates(i))
+        for i in range(len(det))
+    ]  # fmt: skip
+    anchors = _anchors(det)
+    added = []
+    for k in range(len(reads)):
+        if reads.card_p[k] < cfg.min_card_p:
+            continue
+        quad = reads.quads[k]
+        inside = [i for i, pts in enumerate(anchors) if _inside(quad, pts)]
+        body = _body_top(reads.rank_probs[k], reads.suit_probs[k], ranks, suits, 52 if inside else cfg.top_k)
+        if not inside:
+            conf = body[0][1] * float(reads.card_p[k])
+            if conf >= cfg.add_p:
+                alts = tuple((c, p * float(reads.card_p[k])) for c, p in body)
+                x1, y1 = quad.min(0)
+                x2, y2 = quad.max(0)
+                added.append(dict(xyxy=np.array([x1, y1, x2, y2], np.float32), conf=conf, card=alts[0][0], boxes=[], quad=quad, alts=alts))
+        elif len(inside) == 1 and cfg.fuse:
+            r = rows[inside[0]]
+            corner = dict(r["alts"])
+            bp = dict(body)
+            keys = list(dict.fromkeys([c for c, _ in r["alts"]] + [c for c, _ in body[: cfg.top_k]]))
+            score = {c: (corner.get(c, 0.0) + cfg.floor) * bp.get(c, 0.0) ** cfg.weight for c in keys}
+            total = sum(score.values()) or 1.0
+            alts = tuple(sorted(((c, s / total) for c, s in score.items()), key=lambda t: -t[1]))[: cfg.top_k]
+            r.update(card=alts[0][0], conf=alts[0][1], alts=alts, quad=quad if r["quad"] is None else r["quad"])
+    rows += added
+    if not rows:
+        return CardDetections.empty()
+    return CardDetections(
+        xyxy=np.array([r["xyxy"] for r in rows], np.float32), confidence=np.array([r["conf"] for r in rows], np.float32),
+        cards=[r["card"] for r in rows], index_boxes=[r["boxes"] for r in rows],
+        quads=np.stack([r["quad"] if r["quad"] is not None else _box_quad(r["xyxy"]) for r in rows]),
+        alternatives=[r["alts"] for r in rows],
+    )  # fmt: skip
+
+
+def _box_quad(box: np.ndarray) -> np.ndarray:
+    x1, y1, x2, y2 = (float(v) for v in box)
+    return np.array([(x1, y1), (x2, y1), (x2, y2), (x1, y2)], np.float32)

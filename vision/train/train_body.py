@@ -1,0 +1,157 @@
+"""Train the whole-card network (`body_model.BodyNet`) on `body_data` patches; export ONNX.
+
+Augmentation in torch on whole batches: a small affine jitter (outlines found at run time
+are a few px off and a card may lie either way up), the index classifier's colour changes
+(`augment.colour`: unseen decks differ most in colour) and low resolution.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from tqdm import tqdm
+
+from vision.reader.labels import RANKS, SUITS
+from vision.train.augment import colour
+from vision.train.body_data import PATCH_WH
+from vision.train.body_model import BodyNet
+
+
+@dataclass(frozen=True, slots=True)
+class BodyTrainConfig:
+    epochs: int = 8
+    batch: int = 128
+    lr: float = 2e-3
+    weight_decay: float = 1e-4
+    width: int = 16
+    threads: int = 2
+    seed: int = 0
+    minutes: float | None = None  # time box: stop after the epoch that passes it
+
+
+def load_patches(path: Path) -> dict[str, np.ndarray]:
+    d = np.load(path)
+    return {k: d[k] for k in ("patches", "rank", "suit", "family")}
+
+
+def to_tensor(patches: np.ndarray) -> torch.Tensor:
+    """(N, H, W, 3) BGR uint8 -> (N, 3, H, W) RGB float 0..1, as `BodyClassifier` feeds it."""
+    return torch.from_numpy(np.ascontiguousarray(patches[..., ::-1].transpose(0, 3, 1, 2))).float() / 255.0
+
+
+def jitter(x: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
+    n = x.shape[0]
+
+    def u(lo: float, hi: float) -> torch.Tensor:
+        return torch.rand(n, generator=gen) * (hi - lo) + lo
+
+    s = torch.exp(u(math.log(0.93), math.log(1.07)))
+    a = u(-3, 3) * math.pi / 180 + (torch.rand(n, generator=gen) < 0.5) * math.pi  # either way up
+    cos, sin = torch.cos(a) * s, torch.sin(a) * s
+    theta = torch.stack([torch.stack([cos, -sin, u(-0.04, 0.04)], 1), torch.stack([sin, cos, u(-0.04, 0.04)], 1)], 1)
+    grid = F.affine_grid(theta, tuple(x.shape), align_corners=False)
+    return F.grid_sample(x, grid, mode="bilinear", padding_mode="border", align_corners=False)
+
+
+def losses(out: torch.Tensor, rank: torch.Tensor, suit: torch.Tensor) -> torch.Tensor:
+    r, s = len(RANKS), len(SUITS)
+    pos = rank >= 0
+    loss = F.binary_cross_entropy_with_logits(out[:, r + s], pos.float())
+    if pos.any():
+        loss = loss + F.cross_entropy(out[pos, :r], rank[pos], label_smoothing=0.05)
+        loss = loss + F.cross_entropy(out[pos, r : r + s], suit[pos], label_smoothing=0.05)
+    return loss
+
+
+@torch.no_grad()
+def predict(model: BodyNet, patches: np.ndarray, batch: int = 512) -> np.ndarray:
+    model.eval()
+    outs = [model(to_tensor(patches[i : i + batch])).numpy() for i in range(0, len(patches), batch)]
+    return np.concatenate(outs) if outs else np.zeros((0, len(RANKS) + len(SUITS) + 1), np.float32)
+
+
+def evaluate(out: np.ndarray, data: dict[str, np.ndarray]) -> dict[str, dict[str, float]]:
+    """Per family and overall: card (rank and suit) accuracy on positives, and the
+    face-up-card decision's precision / recall at 0.5."""
+    r, s = len(RANKS), len(SUITS)
+    pos = data["rank"] >= 0
+    said = out[:, r + s] > 0
+    right = (out[:, :r].argmax(1) == data["rank"]) & (out[:, r : r + s].argmax(1) == data["suit"])
+    res: dict[str, dict[str, float]] = {}
+    for fam in ["all", *sorted(set(data["family"].tolist()))]:
+        m = np.ones(len(pos), bool) if fam == "all" else data["family"] == fam
+        p = pos & m
+        res[fam] = {
+            "cards": int(p.sum()),
+            "card_acc": float(right[p].mean()) if p.any() else float("nan"),
+            "suit_acc": float((out[p, r : r + s].argmax(1) == data["suit"][p]).mean()) if p.any() else float("nan"),
+            "rank_acc": float((out[p, :r].argmax(1) == data["rank"][p]).mean()) if p.any() else float("nan"),
+            "is_card_precision": float(pos[said & m].mean()) if (said & m).any() else float("nan"),
+            "is_card_recall": float(said[p].mean()) if p.any() else float("nan"),
+        }
+    return res
+
+
+def train_body(train: dict[str, np.ndarray], val: dict[str, np.ndarray] | None, cfg: BodyTrainConfig, out_dir: Path) -> BodyNet:
+    torch.manual_seed(cfg.seed)
+    torch.set_num_threads(cfg.threads)
+    gen = torch.Generator().manual_seed(cfg.seed)
+    rng = np.random.default_rng(cfg.seed)
+    model = BodyNet(len(RANKS), len(SUITS), cfg.width, PATCH_WH)
+    opt = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
+    n = len(train["rank"])
+    steps = cfg.epochs * math.ceil(n / cfg.batch)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=cfg.lr, total_steps=max(steps, 1), pct_start=0.15)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    history, start = [], time.time()
+    for epoch in range(cfg.epochs):
+        model.train()
+        perm, total, nb, t0 = rng.permutation(n), 0.0, 0, time.time()
+        bar = tqdm(range(0, n, cfg.batch), desc=f"body {epoch + 1}/{cfg.epochs}", leave=False)
+        for i in bar:
+            idx = np.sort(perm[i : i + cfg.batch])
+            x = colour(jitter(to_tensor(train["patches"][idx]), gen), gen)
+            loss = losses(model(x), torch.from_numpy(train["rank"][idx]), torch.from_numpy(train["suit"][idx]))
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step()
+            sched.step()
+            total, nb = total + loss.item(), nb + 1
+            bar.set_postfix(loss=f"{total / nb:.3f}")
+        row: dict = {"epoch": epoch + 1, "loss": total / max(nb, 1), "seconds": round(time.time() - t0, 1)}
+        if val is not None and len(val["rank"]):
+            row["val"] = evaluate(predict(model, val["patches"]), val)["all"]
+        history.append(row)
+        print(json.dumps(row), flush=True)
+        torch.save({"model": model.state_dict(), "config": asdict(cfg), "epoch": epoch + 1}, out_dir / "body_last.pt")
+        if cfg.minutes is not None and time.time() - start > cfg.minutes * 60:
+            break
+    (out_dir / "body_history.json").write_text(json.dumps(history, indent=1))
+    return model
+
+
+def export_body_onnx(model: BodyNet, path: Path) -> Path:
+    """ONNX with a dynamic batch axis, checked against torch with ONNX Runtime."""
+    import onnxruntime as ort
+
+    model.eval()
+    w, h = PATCH_WH
+    x = torch.rand(4, 3, h, w)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    torch.onnx.export(
+        model, (x,), str(path), input_names=["cards"], output_names=["logits"],
+        dynamic_axes={"cards": {0: "n"}, "logits": {0: "n"}}, opset_version=17, dynamo=False,
+    )  # fmt: skip
+    got = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"]).run(None, {"cards": x.numpy()})[0]
+    with torch.no_grad():
+        want = model(x).numpy()
+    if not np.allclose(got, want, atol=1e-3):
+        raise RuntimeError(f"ONNX export of the body network differs from torch (max {np.abs(got - want).max():.2e})")
+    return path
