@@ -191,6 +191,12 @@ def speed(reader, model_dir: Path, images: list[np.ndarray], baseline: bool) -> 
             t = time.perf_counter()
             twin.read(img)
             times["reader_full_float32"].append(time.perf_counter() - t)
+        if reader.body is not None:  # the same reader without its whole-card network
+            body, reader.body = reader.body, None
+            t = time.perf_counter()
+            reader.read(img)
+            times.setdefault("reader_corners_only", []).append(time.perf_counter() - t)
+            reader.body = body
         t = time.perf_counter()
         reader._detect(img)
         times["reader_detector_only"].append(time.perf_counter() - t)
@@ -206,6 +212,8 @@ def speed(reader, model_dir: Path, images: list[np.ndarray], baseline: bool) -> 
     base = res.get("baseline_yolo11n_52cls_pt640", {}).get("median_ms")
     if base:
         res["speedup_vs_baseline"] = round(base / res["reader_full"]["median_ms"], 2)
+        if "reader_corners_only" in res:
+            res["speedup_corners_only_vs_baseline"] = round(base / res["reader_corners_only"]["median_ms"], 2)
     res["frames"] = len(images)
     res["cpu_count_visible"] = os.cpu_count()
     res["load_avg_at_end"] = os.getloadavg()
@@ -224,6 +232,8 @@ def float_twin(reader, model_dir: Path):  # noqa: ANN001, ANN201
     meta = dataclasses.replace(m, detector_file="index_detector.xml", classifier_file="index_classifier.onnx")
     if m.classifier2_file:
         meta = dataclasses.replace(meta, classifier2_file="index_classifier2.onnx")
+    if m.body_file and "int8" in m.body_file:
+        meta = dataclasses.replace(meta, body_file="card_body.onnx")
     return CardReader.from_meta(model_dir, meta)
 
 

@@ -3,7 +3,7 @@
     .venv/bin/python benchmarks/tune_body.py --body runs/body/card_body.onnx [--frames 30] [--split val]
 
 Reads each frame once with the shipped corner reader and once with the whole-card network,
-then replays `fuse_bodies` for every (min_card_p, add_p, fuse, weight) and prints card-level
+then replays `fuse_bodies` for every (min_card_p, add_p, fuse, weight, skip_above) and prints card-level
 F1 on two kinds of 1280×720 frames: random tables (the reader benchmark's) and markets
 (four separate face-up cards at camera scale, the tracker's main case). `--split test`
 prints the held-out test families' figures for the settings named by --pick.
@@ -48,12 +48,12 @@ def main() -> int:
     ap.add_argument("--frames", type=int, default=30, help="frames of each kind per family")
     ap.add_argument("--split", choices=("val", "test"), default="val")
     ap.add_argument("--seed", type=int, default=1234)
-    ap.add_argument("--pick", default=None, help="min_card_p,add_p,fuse,weight: print only this setting, by family")
+    ap.add_argument("--pick", default=None, help="min_card_p,add_p,fuse,weight,skip_above: print only this setting, by family")
     args = ap.parse_args()
 
     from bench_reader import held_out_decks
     from tqdm import tqdm
-    from vision.reader.body import BodyClassifier, BodyFusion, card_outlines, fuse_bodies
+    from vision.reader.body import BodyClassifier, BodyFusion, BodyReads, card_outlines, fuse_bodies, unsure_outlines
     from vision.reader.reader import CardReader
     from vision.reader.runtime import load_session
     from vision.synth.layouts import random_scene
@@ -71,35 +71,43 @@ def main() -> int:
             scene = market_scene(rng, deck) if kind == "market" else random_scene(rng, [deck], size=(1280, 720))
             frames.append((kind, fam, scene, reader.read(scene.image), body.classify(scene.image, card_outlines(scene.image))))
 
-    def score(cfg: BodyFusion | None, kind: str, fam: str | None = None) -> Score:
+    def unsure(det, reads: BodyReads, skip: float) -> BodyReads:  # noqa: ANN001
+        quads = list(reads.quads)
+        keep = {id(q) for q in unsure_outlines(det, quads, skip)}
+        m = np.array([id(q) in keep for q in quads], bool)
+        return BodyReads(reads.quads[m], reads.rank_probs[m], reads.suit_probs[m], reads.card_p[m])
+
+    def score(cfg: BodyFusion | None, kind: str, fam: str | None = None, skip: float = 1.0) -> Score:
         total = Score()
         for k, f, scene, det, reads in frames:
             if k == kind and (fam is None or f == fam):
-                total.add(score_frame(scene, det if cfg is None else fuse_bodies(det, reads, reader.meta.ranks, reader.meta.suits, cfg)))
+                out = det if cfg is None else fuse_bodies(det, unsure(det, reads, skip), reader.meta.ranks, reader.meta.suits, cfg)
+                total.add(score_frame(scene, out))
         return total
 
     if args.pick:
-        mc, ap_, fu, w = args.pick.split(",")
+        mc, ap_, fu, w, sk = args.pick.split(",")
         cfg = BodyFusion(float(mc), float(ap_), fu.lower() in ("1", "true"), float(w))
         print("family                         kind    corner-only F1  with bodies F1")
         for fam in [*decks, None]:
             for kind in ("market", "table"):
-                a, b = score(None, kind, fam), score(cfg, kind, fam)
+                a, b = score(None, kind, fam), score(cfg, kind, fam, float(sk))
                 print(f"{fam or 'ALL':30} {kind:7} {a.f1:.3f} (P {a.precision:.2f} R {a.recall:.2f})  {b.f1:.3f} (P {b.precision:.2f} R {b.recall:.2f})")
         return 0
     base = {kind: score(None, kind) for kind in ("market", "table")}
     print(f"corner reads only: market F1 {base['market'].f1:.4f}, table F1 {base['table'].f1:.4f}")
     rows = []
-    for mc, ap_, fu, w in itertools.product((0.3, 0.5, 0.7, 0.9), (0.2, 0.35, 0.5, 0.7), (False, True), (0.5, 1.0)):
+    grid = itertools.product((0.3, 0.5, 0.7), (0.2, 0.35, 0.5), (False, True), (0.5, 1.0), (0.8, 0.9, 1.0))
+    for mc, ap_, fu, w, sk in grid:
         if not fu and w != 1.0:
             continue
         cfg = BodyFusion(mc, ap_, fu, w)
-        m, t = score(cfg, "market"), score(cfg, "table")
-        rows.append(((m.f1 + t.f1) / 2, m.f1, t.f1, mc, ap_, fu, w))
+        m, t = score(cfg, "market", skip=sk), score(cfg, "table", skip=sk)
+        rows.append(((m.f1 + t.f1) / 2, m.f1, t.f1, mc, ap_, fu, w, sk))
     rows.sort(reverse=True)
-    print("mean   market table  min_card_p add_p fuse  weight")
-    for r in rows[:15]:
-        print(f"{r[0]:.4f} {r[1]:.4f} {r[2]:.4f} {r[3]:10.2f} {r[4]:5.2f} {r[5]!s:5} {r[6]:.1f}")
+    print("mean   market table  min_card_p add_p fuse  weight skip_above")
+    for r in rows[:20]:
+        print(f"{r[0]:.4f} {r[1]:.4f} {r[2]:.4f} {r[3]:10.2f} {r[4]:5.2f} {r[5]!s:5} {r[6]:.1f}    {r[7]:.1f}")
     return 0
 
 

@@ -15,7 +15,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         "read",
         help="read the cards in images (one line per image)",
         description="Read playing cards in images: a single card close up, a 1280×720 overhead "
-        "table, overlapping cascades. Each physical card is reported once.",
+        "table, overlapping cascades. Each physical card is reported once. Cards are read from "
+        "their corner indices and, when the model has the whole-card network (reader.json "
+        "body_file), a card lying alone is also read from its face (pips).",
     )
     p.add_argument("images", nargs="+", metavar="IMAGE", help="image files (anything OpenCV reads)")
     p.add_argument("--json", action="store_true", help='one JSON object per line: {"image", "cards": [{"card", "confidence", "box"}]}')

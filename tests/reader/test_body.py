@@ -122,3 +122,9 @@ def test_an_outline_holding_two_corner_cards_changes_nothing() -> None:
     )  # fmt: skip
     out = fuse_bodies(det, _reads([QUAD_A], ["8H"]), RANKS, SUITS)
     assert out.cards == ["3C", "4C"]
+
+
+def test_an_added_card_never_repeats_an_identity_in_a_one_deck_game() -> None:
+    det = _corner("7H", (("7H", 0.8),), at=(600, 600))  # the same card, its corners read elsewhere
+    assert fuse_bodies(det, _reads([QUAD_A], ["7H"]), RANKS, SUITS).cards == ["7H"]
+    assert sorted(fuse_bodies(det, _reads([QUAD_A], ["7H"]), RANKS, SUITS, two_decks=True).cards) == ["7H", "7H"]

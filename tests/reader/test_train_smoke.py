@@ -38,8 +38,8 @@ def test_smoke_training_end_to_end(tmp_path: Path) -> None:
     assert meta["min_card_p"] == 0.4 and meta["geometry"]["reassign_below"] == 0.9  # the config's runtime block
     assert (out / "detector" / "weights" / "last.pt").is_file()
     # the whole-card network joined the exported model
-    assert (model / "card_body.onnx").is_file()
-    assert meta["body_file"] == "card_body.onnx" and meta["body_add_p"] == 0.6
+    assert (model / "card_body.onnx").is_file() and (model / "card_body_int8.bin").is_file()
+    assert meta["body_file"] == "card_body_int8.xml" and meta["body_add_p"] == 0.6  # INT8, as the config asks
     assert report["body"]["patches"]["train"] > 0
 
     from vision.reader.reader import CardReader

@@ -24,6 +24,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from vision.reader.classifier import BUCKET
+
 
 @dataclass(frozen=True, slots=True)
 class OutlineConfig:
@@ -63,8 +65,11 @@ def card_outlines(image: np.ndarray, cfg: OutlineConfig = OutlineConfig()) -> li
     n, labels, stats, _ = cv2.connectedComponentsWithStats(free, connectivity=4)
     for i in range(1, n):
         x, y, w, h, a = stats[i]
-        # a card's face: long enough, at least half a card of area, and not a thin sliver
+        # a card's face: long enough, at least half a card of area, not a thin sliver, and a
+        # box no longer than a card's own (a turned rectangle's box is squarer than it)
         if not 0.8 * lo <= max(w, h) <= 1.2 * hi or min(w, h) < 0.4 * lo or a < 0.45 * lo * lo or a < 0.3 * w * h:
+            continue
+        if max(w, h) > 1.1 * cfg.aspect[1] * min(w, h):
             continue
         part, _ = cv2.findContours((labels[y : y + h, x : x + w] == i).astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
         r = _card_rect(max(part, key=cv2.contourArea) + np.array([x, y]), lo, hi, cfg)
@@ -147,10 +152,27 @@ def _softmax(x: np.ndarray) -> np.ndarray:
 class BodyClassifier:
     """The exported whole-card network (ONNX Runtime or OpenVINO via `load_session`)."""
 
-    def __init__(self, session, size: tuple[int, int], n_ranks: int = 13, n_suits: int = 4) -> None:  # noqa: ANN001
-        self.session, self.size, self.n_ranks, self.n_suits = session, size, n_ranks, n_suits
+    def __init__(self, session, size: tuple[int, int], n_ranks: int = 13, n_suits: int = 4, batch: int = 64) -> None:  # noqa: ANN001
+        self.session, self.size, self.n_ranks, self.n_suits, self.batch = session, size, n_ranks, n_suits, batch
 
-    def batch(self, image: np.ndarray, quads: list[np.ndarray]) -> np.ndarray:
+    def warm(self) -> None:
+        """Compile every padded batch shape at load (OpenVINO compiles each new batch size on
+        first sight, ~5 ms: see IndexClassifier)."""
+        w, h = self.size
+        for m in range(BUCKET, self.batch + 1, BUCKET):
+            self.session.run(np.zeros((m, 3, h, w), np.float32))
+
+    def _run(self, x: np.ndarray) -> np.ndarray:
+        out = []
+        for i in range(0, len(x), self.batch):
+            part = x[i : i + self.batch]
+            n, m = len(part), -(-len(part) // BUCKET) * BUCKET
+            if m != n:
+                part = np.concatenate([part, np.zeros((m - n, *part.shape[1:]), part.dtype)])
+            out.append(np.asarray(self.session.run(part))[:n])
+        return np.concatenate(out, axis=0)
+
+    def patches(self, image: np.ndarray, quads: list[np.ndarray]) -> np.ndarray:
         """Both ways up per quad (2N patches), as the network's NCHW float input."""
         patches = []
         for q in quads:
@@ -162,7 +184,7 @@ class BodyClassifier:
         r, s = self.n_ranks, self.n_suits
         if not quads:
             return BodyReads(np.zeros((0, 4, 2), np.float32), np.zeros((0, r)), np.zeros((0, s)), np.zeros((0,)))
-        out = np.asarray(self.session.run(self.batch(image, quads)), np.float64)
+        out = self._run(self.patches(image, quads)).astype(np.float64)
         # a card reads the same either way up: average the two views' distributions
         rank = _softmax(out[:, :r]).reshape(-1, 2, r).mean(1)
         suit = _softmax(out[:, r : r + s]).reshape(-1, 2, s).mean(1)
@@ -210,10 +232,15 @@ def unsure_outlines(det, quads: list[np.ndarray], sure: float) -> list[np.ndarra
     return [q for q in quads if not any(_inside(q, pts) for pts in sure_pts)]
 
 
-def fuse_bodies(det, reads: BodyReads, ranks: tuple[str, ...], suits: tuple[str, ...], cfg: BodyFusion = BodyFusion()):  # noqa: ANN001, ANN201
+def fuse_bodies(  # noqa: ANN201
+    det, reads: BodyReads, ranks: tuple[str, ...], suits: tuple[str, ...], cfg: BodyFusion = BodyFusion(),  # noqa: ANN001
+    two_decks: bool = False,
+):  # fmt: skip
     """Corner-read `CardDetections` + whole-card reads -> `CardDetections`.
 
-    An outline whose corner reads found nothing adds its own card (from `add_p`); an outline
+    An outline whose corner reads found nothing adds its own card (from `add_p`; in a
+    one-deck game never an identity another card already holds: that is most often the
+    same card, its corners read where its outline was not placed); an outline
     holding exactly one corner-read card re-ranks that card's identities by the product of
     the two readers' probabilities (normalised over the identities either lists); outlines
     holding two or more cards (a misfound outline) change nothing."""
@@ -233,7 +260,10 @@ def fuse_bodies(det, reads: BodyReads, ranks: tuple[str, ...], suits: tuple[str,
         inside = [i for i, pts in enumerate(anchors) if _inside(quad, pts)]
         body = _body_top(reads.rank_probs[k], reads.suit_probs[k], ranks, suits, 52 if inside else cfg.top_k)
         if not inside:
-            conf = body[0][1] * float(reads.card_p[k])
+            if not two_decks:
+                held = {r["card"] for r in rows} | {r["card"] for r in added}
+                body = [(c, p) for c, p in body if c not in held]
+            conf = body[0][1] * float(reads.card_p[k]) if body else 0.0
             if conf >= cfg.add_p:
                 alts = tuple((c, p * float(reads.card_p[k])) for c, p in body)
                 x1, y1 = quad.min(0)

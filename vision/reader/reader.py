@@ -144,6 +144,7 @@ class CardReader:
         body = None
         if meta.body_file:
             body = BodyClassifier(load_session(root / meta.body_file, threads), meta.body_size, len(meta.ranks), len(meta.suits))
+            body.warm()
         return cls(meta, det, clf, body)
 
     # -- stage a: find indices at a scale where they look like the training ones ----------
@@ -260,7 +261,7 @@ class CardReader:
     def read_multiscale(self, image_bgr: np.ndarray, two_decks: bool = False) -> CardDetections:
         image = _check_image(image_bgr)
         _scale, indices = self.photo_scale(image)
-        return self.with_bodies(image, self.detections_from(indices, two_decks))
+        return self.with_bodies(image, self.detections_from(indices, two_decks), two_decks)
 
     def read_with_indices(
         self, image_bgr: np.ndarray, roi: tuple[int, int, int, int] | None = None, two_decks: bool = False
@@ -276,7 +277,7 @@ class CardReader:
                 raise ValueError(f"roi {roi} is empty inside a {image.shape[1]}×{image.shape[0]} image")
             image, dx, dy = image[y1:y2, x1:x2], x1, y1
         indices = self.read_indices(image)
-        det = self.with_bodies(image, self.detections_from(indices, two_decks))
+        det = self.with_bodies(image, self.detections_from(indices, two_decks), two_decks)
         if dx or dy:
             det = det.offset(dx, dy)
             for o in indices:
@@ -284,14 +285,14 @@ class CardReader:
         return det, indices
 
 
-    def with_bodies(self, image: np.ndarray, det: CardDetections) -> CardDetections:
+    def with_bodies(self, image: np.ndarray, det: CardDetections, two_decks: bool = False) -> CardDetections:
         """`det` joined with the whole-card reads of the separate cards in `image` (body.py);
         `det` itself when the model has no whole-card network."""
         if self.body is None:
             return det
         quads = unsure_outlines(det, card_outlines(image), self.meta.body_skip_above)
         reads = self.body.classify(image, quads)
-        return fuse_bodies(det, reads, self.meta.ranks, self.meta.suits, self.meta.body_fusion)
+        return fuse_bodies(det, reads, self.meta.ranks, self.meta.suits, self.meta.body_fusion, two_decks)
 
 
 def scale_weight(index_px: float, target_px: float, sigma: float = 0.45) -> float:

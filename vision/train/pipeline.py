@@ -246,17 +246,24 @@ def stage_body(cfg: TrainConfig, out: Path, export_dir: Path) -> dict:
             d = load_patches(data_dir / f"{split}.npz")
             report[split] = evaluate(predict(model, d["patches"]), d)
     onnx = export_body_onnx(model, out / "card_body.onnx")
+    runtime_file = onnx
+    if cfg.int8:  # as for the corner reader: calibrated on training patches only
+        from vision.train.quantize import quantize_body
+
+        runtime_file = quantize_body(onnx, train["patches"], out / "card_body_int8.xml")
     (out / "body_report.json").write_text(json.dumps(report, indent=1))
     meta_path = export_dir / META_FILE
     if meta_path.is_file():
-        shutil.copyfile(onnx, export_dir / onnx.name)
+        for f in {onnx, runtime_file, runtime_file.with_suffix(".bin")}:
+            if f.is_file():
+                shutil.copyfile(f, export_dir / f.name)
         unknown = {k for k in b.runtime if not k.startswith("body_")} | (set(b.runtime) - set(ReaderMeta.__dataclass_fields__))
         if unknown:
             raise ValueError(f"body.runtime: not a reader.json body_* key: {', '.join(sorted(unknown))}")
         meta = ReaderMeta.from_json(json.loads(meta_path.read_text()))
-        meta = dataclasses.replace(meta, body_file=onnx.name, **b.runtime)
+        meta = dataclasses.replace(meta, body_file=runtime_file.name, **b.runtime)
         meta_path.write_text(json.dumps(meta.to_json(), indent=1))
-        report["export"] = str(export_dir / onnx.name)
+        report["export"] = str(export_dir / runtime_file.name)
     return report
 
 

@@ -88,3 +88,17 @@ def quantize_reader(
             model_dir / "index_classifier.onnx", scenes, model_dir / "index_classifier_int8.xml", crop_size, crop_pad
         ),
     }
+
+
+def quantize_body(onnx: Path, patches: np.ndarray, out_xml: Path, n: int = 2048, seed: int = 0) -> Path:
+    """INT8 copy of the whole-card network, calibrated on `n` of its TRAINING patches
+    ((N, H, W, 3) BGR uint8, as `body_data` stores them: cards and non-cards alike)."""
+    import nncf
+    import openvino as ov
+
+    model = ov.Core().read_model(str(onnx))
+    pick = np.random.default_rng(seed).choice(len(patches), size=min(n, len(patches)), replace=False)
+    x = np.ascontiguousarray(patches[np.sort(pick)][..., ::-1].transpose(0, 3, 1, 2)).astype(np.float32) / 255.0
+    items = [x[i : i + 64] for i in range(0, len(x), 64)]
+    q = nncf.quantize(model, nncf.Dataset(items), preset=nncf.QuantizationPreset.MIXED, subset_size=len(items))
+    return _save(q, out_xml)
