@@ -22,7 +22,7 @@ from tqdm import tqdm
 
 from vision.reader.body import card_outlines, order_quad, rectify
 from vision.reader.labels import split_card
-from vision.train.dataset import DeckSpec
+from vision.train.dataset import DeckSpec, load_chunk_decks
 
 PATCH_WH: tuple[int, int] = (44, 64)
 
@@ -60,15 +60,7 @@ def _run(job: BodyJob) -> Path:
 
     scene_mod._PYRAMIDS.clear()  # keyed by id(deck): must not outlive this chunk's decks
     rng = np.random.default_rng(job.seed)
-    decks, family = [], {}
-    for spec in job.decks:
-        try:
-            deck = spec.load()
-        except Exception as exc:  # noqa: BLE001 - one broken design must not stop a build
-            print(f"skipping deck {spec.name}: {type(exc).__name__}: {exc}", flush=True)
-            continue
-        decks.append(deck)
-        family[deck.name] = spec.family
+    decks, family = load_chunk_decks(job.decks, job.chunk)
     patches: list[np.ndarray] = []
     ranks: list[int] = []
     suits: list[int] = []

@@ -9,19 +9,14 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from vision.train.classifier_model import _block
+from vision.train.classifier_model import conv_trunk
 
 
 class BodyNet(nn.Module):
     def __init__(self, n_ranks: int = 13, n_suits: int = 4, width: int = 16, size_wh: tuple[int, int] = (44, 64)) -> None:
         super().__init__()
         w = width
-        self.trunk = nn.Sequential(
-            _block(3, w), nn.MaxPool2d(2),
-            _block(w, 2 * w), nn.MaxPool2d(2),
-            _block(2 * w, 4 * w), nn.MaxPool2d(2),
-            nn.Conv2d(4 * w, 6 * w, 3, padding=1, bias=False), nn.BatchNorm2d(6 * w), nn.ReLU(inplace=True),
-        )  # fmt: skip
+        self.trunk = conv_trunk(w, 6 * w)
         cells = (size_wh[0] // 8) * (size_wh[1] // 8)
         # Flatten, not global pooling: pip positions are what tell a 7 from an 8.
         self.neck = nn.Sequential(nn.Flatten(), nn.Dropout(0.3), nn.Linear(6 * w * cells, 160), nn.ReLU(inplace=True))

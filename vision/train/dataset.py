@@ -58,6 +58,23 @@ def _part_path(job: Job) -> Path:
     return Path(job.out) / "cls" / "parts" / f"{job.split}_{job.chunk:04d}_{job.seed}.npz"
 
 
+def load_chunk_decks(specs: tuple[DeckSpec, ...], chunk: int) -> tuple[list, dict[str, str]]:
+    """The chunk's decks (a design that fails to build is skipped with a line) and each
+    deck's family by name; no deck at all is an error."""
+    decks, family = [], {}
+    for spec in specs:
+        try:
+            deck = spec.load()
+        except Exception as exc:  # noqa: BLE001 - one broken design must not stop a build
+            print(f"skipping deck {spec.name}: {type(exc).__name__}: {exc}", flush=True)
+            continue
+        decks.append(deck)
+        family[deck.name] = spec.family
+    if not decks:
+        raise RuntimeError(f"no deck of chunk {chunk} could be built: {[s.name for s in specs]}")
+    return decks, family
+
+
 def _run_chunk(job: Job) -> Path:
     """Render one chunk; its crops go to a part file (returned), its tiles to det/."""
     part = _part_path(job)
@@ -70,17 +87,7 @@ def _run_chunk(job: Job) -> Path:
     # reused id would draw another deck's face, so the cache must not outlive the chunk.
     scene_mod._PYRAMIDS.clear()
     rng = np.random.default_rng(job.seed)
-    decks, family = [], {}
-    for spec in job.decks:
-        try:
-            deck = spec.load()
-        except Exception as exc:  # noqa: BLE001 - one broken design must not stop a build
-            print(f"skipping deck {spec.name}: {type(exc).__name__}: {exc}", flush=True)
-            continue
-        decks.append(deck)
-        family[deck.name] = spec.family
-    if not decks:
-        raise RuntimeError(f"no deck of chunk {job.chunk} could be built: {[s.name for s in job.decks]}")
+    decks, family = load_chunk_decks(job.decks, job.chunk)
     out = Path(job.out)
     crops, rank, suit, up, fams, geom = [], [], [], [], [], []
     for k in range(job.scenes):
