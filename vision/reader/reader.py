@@ -3,7 +3,10 @@
 Stage a: a one-class corner-index detector on a downscaled copy of the image (indices
 ~9–30 px tall there, as in training). Stage b: an index classifier on square crops of the
 full-resolution image (rank, suit, "is an index", reading direction). Then grouping
-(`vision.reader.grouping`) turns indices into physical cards.
+(`vision.reader.grouping`) turns indices into physical cards. Last, when reader.json names a
+whole-card network (`body_file`), cards lying alone are found by their outline and read
+from their face (`vision.reader.body`), which adds cards the corners missed and re-weighs
+the identities of those they read unsurely.
 """
 
 from __future__ import annotations
