@@ -53,7 +53,7 @@ def main() -> int:
 
     from bench_reader import held_out_decks
     from tqdm import tqdm
-    from vision.reader.body import BodyClassifier, BodyFusion, BodyReads, card_outlines, fuse_bodies, unsure_outlines
+    from vision.reader.body import BodyClassifier, BodyFusion, BodyReads, card_outlines, fuse_bodies, unsure_mask
     from vision.reader.reader import CardReader
     from vision.reader.runtime import load_session
     from vision.synth.layouts import random_scene
@@ -72,9 +72,7 @@ def main() -> int:
             frames.append((kind, fam, scene, reader.read(scene.image), body.classify(scene.image, card_outlines(scene.image))))
 
     def unsure(det, reads: BodyReads, skip: float) -> BodyReads:  # noqa: ANN001
-        quads = list(reads.quads)
-        keep = {id(q) for q in unsure_outlines(det, quads, skip)}
-        m = np.array([id(q) in keep for q in quads], bool)
+        m = unsure_mask(det, reads.quads, skip)
         return BodyReads(reads.quads[m], reads.rank_probs[m], reads.suit_probs[m], reads.card_p[m])
 
     def score(cfg: BodyFusion | None, kind: str, fam: str | None = None, skip: float = 1.0) -> Score:

@@ -13,6 +13,13 @@ from typing import Any
 import numpy as np
 
 
+def box_quad(box: Any) -> np.ndarray:
+    """The corners of an (x1, y1, x2, y2) box as a card outline (clockwise from top-left):
+    the quad of a card whose outline is unknown."""
+    x1, y1, x2, y2 = (float(v) for v in box)
+    return np.array([(x1, y1), (x2, y1), (x2, y2), (x1, y2)], np.float32)
+
+
 @dataclass(frozen=True, slots=True)
 class Frame:
     """One video frame. `t` is seconds from the start of the stream (frame_index / fps)."""

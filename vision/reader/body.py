@@ -24,7 +24,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from vision.reader.classifier import BUCKET
+from vision.reader.classifier import BUCKET, run_padded, to_input
+from vision.types import CardDetections, box_quad
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,7 +108,8 @@ def order_quad(quad: np.ndarray) -> np.ndarray:
 
 
 def _dedupe(quads: list[np.ndarray], dist: float = 0.08) -> list[np.ndarray]:
-    """Nested contours of one card (outer and inner edge of its outline): keep the larger."""
+    """One outline per card: nested contours of one card (outer and inner edge of its
+    border) and the same card found by both views of the edge map; keep the larger."""
     keep: list[np.ndarray] = []
     for q in sorted(quads, key=lambda q: -cv2.contourArea(q)):
         c, size = q.mean(0), np.linalg.norm(q[2] - q[1])
@@ -164,29 +166,19 @@ class BodyClassifier:
         for m in range(BUCKET, self.batch + 1, BUCKET):
             self.session.run(np.zeros((m, 3, h, w), np.float32))
 
-    def _run(self, x: np.ndarray) -> np.ndarray:
-        out = []
-        for i in range(0, len(x), self.batch):
-            part = x[i : i + self.batch]
-            n, m = len(part), -(-len(part) // BUCKET) * BUCKET
-            if m != n:
-                part = np.concatenate([part, np.zeros((m - n, *part.shape[1:]), part.dtype)])
-            out.append(np.asarray(self.session.run(part))[:n])
-        return np.concatenate(out, axis=0)
-
     def patches(self, image: np.ndarray, quads: list[np.ndarray]) -> np.ndarray:
         """Both ways up per quad (2N patches), as the network's NCHW float input."""
         patches = []
         for q in quads:
             p = rectify(image, q, self.size)
             patches += [p, p[::-1, ::-1]]
-        return np.ascontiguousarray(np.stack(patches)[..., ::-1].transpose(0, 3, 1, 2)).astype(np.float32) / 255.0  # RGB, as trained
+        return to_input(np.stack(patches))  # RGB 0..1, as trained
 
     def classify(self, image: np.ndarray, quads: list[np.ndarray]) -> BodyReads:
         r, s = self.n_ranks, self.n_suits
         if not quads:
             return BodyReads(np.zeros((0, 4, 2), np.float32), np.zeros((0, r)), np.zeros((0, s)), np.zeros((0,)))
-        out = self._run(self.patches(image, quads)).astype(np.float64)
+        out = run_padded(self.session, self.patches(image, quads), self.batch).astype(np.float64)
         # a card reads the same either way up: average the two views' distributions
         rank = _softmax(out[:, :r]).reshape(-1, 2, r).mean(1)
         suit = _softmax(out[:, r : r + s]).reshape(-1, 2, s).mean(1)
@@ -217,7 +209,7 @@ def _inside(quad: np.ndarray, pts: list[tuple[float, float]]) -> bool:
     return any(cv2.pointPolygonTest(contour, (float(x), float(y)), False) >= 0 for x, y in pts)
 
 
-def _anchors(det) -> list[list[tuple[float, float]]]:  # noqa: ANN001
+def _anchors(det: CardDetections) -> list[list[tuple[float, float]]]:
     """Per corner-read card, the points that place it inside an outline: its index centres
     (the card box centre when it has none)."""
     return [
@@ -227,17 +219,17 @@ def _anchors(det) -> list[list[tuple[float, float]]]:  # noqa: ANN001
     ]
 
 
-def unsure_outlines(det, quads: list[np.ndarray], sure: float) -> list[np.ndarray]:  # noqa: ANN001
-    """The outlines worth the network's time: those holding no corner-read card at or above
-    `sure` confidence (a card the corners read surely gains little from its face)."""
+def unsure_mask(det: CardDetections, quads: list[np.ndarray] | np.ndarray, sure: float) -> np.ndarray:
+    """Per outline, whether it is worth the network's time: it holds no corner-read card at
+    or above `sure` confidence (a card the corners read surely gains little from its face)."""
     sure_pts = [pts for pts, c in zip(_anchors(det), det.confidence) if c >= sure]
-    return [q for q in quads if not any(_inside(q, pts) for pts in sure_pts)]
+    return np.array([not any(_inside(q, pts) for pts in sure_pts) for q in quads], bool)
 
 
-def fuse_bodies(  # noqa: ANN201
-    det, reads: BodyReads, ranks: tuple[str, ...], suits: tuple[str, ...], cfg: BodyFusion = BodyFusion(),  # noqa: ANN001
+def fuse_bodies(
+    det: CardDetections, reads: BodyReads, ranks: tuple[str, ...], suits: tuple[str, ...], cfg: BodyFusion = BodyFusion(),
     two_decks: bool = False,
-):  # fmt: skip
+) -> CardDetections:  # fmt: skip
     """Corner-read `CardDetections` + whole-card reads -> `CardDetections`.
 
     An outline whose corner reads found nothing adds its own card (from `add_p`; in a
@@ -246,8 +238,6 @@ def fuse_bodies(  # noqa: ANN201
     holding exactly one corner-read card re-ranks that card's identities by the product of
     the two readers' probabilities (normalised over the identities either lists); outlines
     holding two or more cards (a misfound outline) change nothing."""
-    from vision.types import CardDetections
-
     rows = [
         dict(xyxy=det.xyxy[i], conf=float(det.confidence[i]), card=det.cards[i], boxes=det.index_boxes[i],
              quad=None if det.quads is None else det.quads[i], alts=det.candidates(i))
@@ -286,11 +276,6 @@ def fuse_bodies(  # noqa: ANN201
     return CardDetections(
         xyxy=np.array([r["xyxy"] for r in rows], np.float32), confidence=np.array([r["conf"] for r in rows], np.float32),
         cards=[r["card"] for r in rows], index_boxes=[r["boxes"] for r in rows],
-        quads=np.stack([r["quad"] if r["quad"] is not None else _box_quad(r["xyxy"]) for r in rows]),
+        quads=np.stack([r["quad"] if r["quad"] is not None else box_quad(r["xyxy"]) for r in rows]),
         alternatives=[r["alts"] for r in rows],
     )  # fmt: skip
-
-
-def _box_quad(box: np.ndarray) -> np.ndarray:
-    x1, y1, x2, y2 = (float(v) for v in box)
-    return np.array([(x1, y1), (x2, y1), (x2, y2), (x1, y2)], np.float32)

@@ -44,6 +44,20 @@ def to_input(crops: np.ndarray) -> np.ndarray:
 BUCKET = 8  # classifier batches are padded to a multiple of this
 
 
+def run_padded(session: Session, x: np.ndarray, batch: int) -> np.ndarray:
+    """`session` on `x` in chunks of `batch`, each padded to a multiple of BUCKET: OpenVINO
+    compiles each new batch size on first sight (~5 ms, measured), so padding keeps it to
+    batch / BUCKET shapes (compiled at load by `warm`) instead of one per count."""
+    out = []
+    for i in range(0, len(x), batch):
+        part = x[i : i + batch]
+        n, m = len(part), -(-len(part) // BUCKET) * BUCKET
+        if m != n:
+            part = np.concatenate([part, np.zeros((m - n, *part.shape[1:]), part.dtype)])
+        out.append(np.asarray(session.run(part))[:n])
+    return np.concatenate(out, axis=0)
+
+
 class IndexClassifier:
     def __init__(self, session: Session, size: int, pad: float, n_ranks: int, n_suits: int, batch: int = 64) -> None:
         self.session, self.size, self.pad = session, size, pad
@@ -55,17 +69,7 @@ class IndexClassifier:
             self.session.run(np.zeros((m, 3, self.size, self.size), np.float32))
 
     def logits(self, crops: np.ndarray) -> np.ndarray:
-        out = []
-        for i in range(0, len(crops), self.batch):
-            x = to_input(crops[i : i + self.batch])
-            n = len(x)
-            # OpenVINO compiles each new batch size on first sight (~5 ms, measured): padding
-            # to a multiple of BUCKET keeps it to batch / BUCKET shapes instead of one per count.
-            m = -(-n // BUCKET) * BUCKET
-            if m != n:
-                x = np.concatenate([x, np.zeros((m - n, *x.shape[1:]), x.dtype)])
-            out.append(self.session.run(x)[:n])
-        return np.concatenate(out, axis=0)
+        return run_padded(self.session, to_input(crops), self.batch)
 
     def classify(self, image: np.ndarray, boxes: np.ndarray) -> IndexReadings:
         if len(boxes) == 0:

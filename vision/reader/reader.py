@@ -18,13 +18,13 @@ from typing import Any
 
 import numpy as np
 
-from vision.reader.body import BodyClassifier, BodyFusion, card_outlines, fuse_bodies, unsure_outlines
+from vision.reader.body import BodyClassifier, BodyFusion, card_outlines, fuse_bodies, unsure_mask
 from vision.reader.classifier import IndexClassifier, TwoViewClassifier
 from vision.reader.detector import IndexDetector
 from vision.reader.grouping import CardGeometry, CardGroup, IndexObs, group_indices
 from vision.reader.labels import RANKS, SUITS
 from vision.reader.runtime import ModelError, load_session
-from vision.types import CardDetections
+from vision.types import CardDetections, box_quad
 
 DEFAULT_MODEL_DIR = Path(__file__).resolve().parents[2] / "models"
 META_FILE = "reader.json"
@@ -293,8 +293,9 @@ class CardReader:
         `det` itself when the model has no whole-card network."""
         if self.body is None:
             return det
-        quads = unsure_outlines(det, card_outlines(image), self.meta.body_skip_above)
-        reads = self.body.classify(image, quads)
+        quads = card_outlines(image)
+        keep = unsure_mask(det, quads, self.meta.body_skip_above)
+        reads = self.body.classify(image, [q for q, k in zip(quads, keep) if k])
         return fuse_bodies(det, reads, self.meta.ranks, self.meta.suits, self.meta.body_fusion, two_decks)
 
 
@@ -307,7 +308,7 @@ def scale_weight(index_px: float, target_px: float, sigma: float = 0.45) -> floa
 def _detections(groups: list[CardGroup]) -> CardDetections:
     if not groups:
         return CardDetections.empty()
-    quads = np.stack([g.quad if g.quad is not None else _box_quad(g.xyxy) for g in groups])
+    quads = np.stack([g.quad if g.quad is not None else box_quad(g.xyxy) for g in groups])
     return CardDetections(
         xyxy=np.array([g.xyxy for g in groups], np.float32),
         confidence=np.array([g.confidence for g in groups], np.float32),
@@ -316,11 +317,6 @@ def _detections(groups: list[CardGroup]) -> CardDetections:
         quads=quads,
         alternatives=[g.alternatives or ((g.card, g.confidence),) for g in groups],
     )
-
-
-def _box_quad(box: tuple[float, float, float, float]) -> np.ndarray:
-    x1, y1, x2, y2 = box
-    return np.array([(x1, y1), (x2, y1), (x2, y2), (x1, y2)], np.float32)
 
 
 def _check_image(image: np.ndarray) -> np.ndarray:

@@ -96,9 +96,11 @@ def quantize_body(onnx: Path, patches: np.ndarray, out_xml: Path, n: int = 2048,
     import nncf
     import openvino as ov
 
+    from vision.reader.classifier import to_input
+
     model = ov.Core().read_model(str(onnx))
     pick = np.random.default_rng(seed).choice(len(patches), size=min(n, len(patches)), replace=False)
-    x = np.ascontiguousarray(patches[np.sort(pick)][..., ::-1].transpose(0, 3, 1, 2)).astype(np.float32) / 255.0
+    x = np.ascontiguousarray(to_input(patches[np.sort(pick)]))
     items = [x[i : i + 64] for i in range(0, len(x), 64)]
     q = nncf.quantize(model, nncf.Dataset(items), preset=nncf.QuantizationPreset.MIXED, subset_size=len(items))
     return _save(q, out_xml)

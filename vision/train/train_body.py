@@ -18,6 +18,7 @@ import torch
 import torch.nn.functional as F
 from tqdm import tqdm
 
+from vision.reader.classifier import to_input
 from vision.reader.labels import RANKS, SUITS
 from vision.train.augment import colour
 from vision.train.body_data import PATCH_WH
@@ -43,7 +44,7 @@ def load_patches(path: Path) -> dict[str, np.ndarray]:
 
 def to_tensor(patches: np.ndarray) -> torch.Tensor:
     """(N, H, W, 3) BGR uint8 -> (N, 3, H, W) RGB float 0..1, as `BodyClassifier` feeds it."""
-    return torch.from_numpy(np.ascontiguousarray(patches[..., ::-1].transpose(0, 3, 1, 2))).float() / 255.0
+    return torch.from_numpy(to_input(patches))
 
 
 def jitter(x: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
