@@ -138,3 +138,14 @@ def test_whole_card_network_reads_separate_cards_by_their_face(reader: CardReade
             assert card in cards, (name, card)
             right += 1
     assert right >= 6
+
+
+def test_outlines_searched_alongside_the_corner_reader_change_nothing(reader: CardReader) -> None:
+    """`read` searches outlines on its own thread while the corner networks run; the
+    result is the same as doing both one after the other (with_bodies searching itself)."""
+    for name in MARKETS:
+        img = cv2.imread(str(FIX / name))
+        alongside = reader.read(img)
+        serial = reader.with_bodies(img, reader.detections_from(reader.read_indices(img)))
+        assert alongside.cards == serial.cards, name
+        np.testing.assert_allclose(alongside.confidence, serial.confidence, rtol=1e-5)

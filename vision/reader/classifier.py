@@ -44,14 +44,14 @@ def to_input(crops: np.ndarray) -> np.ndarray:
 BUCKET = 8  # classifier batches are padded to a multiple of this
 
 
-def run_padded(session: Session, x: np.ndarray, batch: int) -> np.ndarray:
+def run_padded(session: Session, x: np.ndarray, batch: int, bucket: int = BUCKET) -> np.ndarray:
     """`session` on `x` in chunks of `batch`, each padded to a multiple of BUCKET: OpenVINO
     compiles each new batch size on first sight (~5 ms, measured), so padding keeps it to
-    batch / BUCKET shapes (compiled at load by `warm`) instead of one per count."""
+    batch / bucket shapes (compiled at load by `warm`) instead of one per count."""
     out = []
     for i in range(0, len(x), batch):
         part = x[i : i + batch]
-        n, m = len(part), -(-len(part) // BUCKET) * BUCKET
+        n, m = len(part), -(-len(part) // bucket) * bucket
         if m != n:
             part = np.concatenate([part, np.zeros((m - n, *part.shape[1:]), part.dtype)])
         out.append(np.asarray(session.run(part))[:n])
