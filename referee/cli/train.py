@@ -44,6 +44,7 @@ def run(args: argparse.Namespace) -> int:
     setup_offline()
     from vision.train.config import load_config
     from vision.train.pipeline import STAGES
+    from vision.train.pipeline import missing_body_inputs
     from vision.train.pipeline import run as run_pipeline
 
     try:
@@ -79,6 +80,8 @@ def run(args: argparse.Namespace) -> int:
     out = Path(args.out or cfg.out)
     if "classifier" in stages and "data" not in stages and not (out / "cls" / "train.npz").is_file():
         raise CliError(f"no training data in {out}: run the data stage first")
+    if "body" in stages and (missing := missing_body_inputs(cfg)):
+        raise CliError(missing)
     report = run_pipeline(cfg, stages, out, Path(args.export_dir) if args.export_dir else None)
     print(json.dumps({k: _short(v) for k, v in report.items()}, default=str))
     return 0

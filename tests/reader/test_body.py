@@ -61,6 +61,13 @@ def test_rectify_turns_a_tilted_card_upright() -> None:
     assert patch[:, :, 2].max() > 150 and patch[:, :, 0].min() < 100  # the red pips came along
 
 
+def test_rectify_a_big_card_lying_off_the_image_gives_a_patch() -> None:
+    # a big card's quad (long side > 5 patch heights) wholly off the image: nothing to shrink
+    img = np.full((200, 300, 3), 90, np.uint8)
+    q = np.array([[400, 10], [640, 10], [640, 360], [400, 360]], np.float32)
+    assert rectify(img, q, (44, 64)).shape == (64, 44, 3)
+
+
 def _reads(quads: list[np.ndarray], cards: list[str], p: float = 0.9, card_p: float = 0.95) -> BodyReads:
     n = len(cards)
     rank, suit = np.full((n, 13), (1 - p) / 12), np.full((n, 4), (1 - p) / 3)

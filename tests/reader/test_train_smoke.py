@@ -116,3 +116,34 @@ def test_classifier_only_round_reuses_a_detector(tmp_path: Path) -> None:
         assert "weights_from" in str(exc)
     else:
         raise AssertionError("a missing detector.weights_from must be an error")
+
+
+def _patch_file(path: Path, n: int, seed: int) -> Path:
+    rng = np.random.default_rng(seed)
+    np.savez(
+        path, patches=rng.integers(0, 255, (n, 64, 44, 3), dtype=np.uint8), rank=rng.integers(-1, 13, n),
+        suit=rng.integers(0, 4, n), family=np.array(["f"] * n),
+    )  # fmt: skip
+    return path
+
+
+def test_a_body_round_continues_from_a_checkpoint_on_joined_patches(tmp_path: Path) -> None:
+    import torch
+
+    from vision.train.train_body import BodyTrainConfig, load_patches, train_body
+
+    joined = load_patches(_patch_file(tmp_path / "a.npz", 40, 1), _patch_file(tmp_path / "b.npz", 24, 2))
+    assert len(joined["rank"]) == 64 and joined["patches"].shape[1:] == (64, 44, 3)
+    train_body(joined, None, BodyTrainConfig(epochs=1, batch=32, width=8, threads=1), tmp_path / "r1")
+    ckpt = tmp_path / "r1" / "body_last.pt"
+    again = train_body(joined, None, BodyTrainConfig(epochs=0, width=8, threads=1, init=str(ckpt)), tmp_path / "r2")
+    saved = torch.load(ckpt, weights_only=True)["model"]
+    assert all(torch.equal(v, saved[k]) for k, v in again.state_dict().items())
+
+
+def test_a_continued_body_round_without_its_earlier_round_is_one_clear_error(tmp_path: Path) -> None:
+    cfg = tmp_path / "b.yaml"
+    cfg.write_text(f"out: {tmp_path / 'run'}\nbody: {{init_from: {tmp_path / 'nope.pt'}}}\n")
+    r = subprocess.run([sys.executable, "-m", "referee", "train", "--config", str(cfg), "--stages", "body"], capture_output=True, text=True, cwd=REPO)
+    assert r.returncode != 0 and "nope.pt" in r.stderr and "train that round first" in r.stderr
+    assert not (tmp_path / "run" / "body").exists()  # nothing rendered before the check

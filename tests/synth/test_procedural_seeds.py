@@ -92,7 +92,7 @@ def test_variety_2_seeds_build(seed: int) -> None:
 
 def test_unknown_variety_is_refused() -> None:
     with pytest.raises(ValueError, match="variety"):
-        _style(1, 300, 3)
+        _style(1, 300, 4)
 
 
 def test_training_pools_name_variety_2_for_train_designs_only() -> None:
@@ -105,3 +105,29 @@ def test_training_pools_name_variety_2_for_train_designs_only() -> None:
     assert [s.name for s in proc["train"]] == ["procedural-v2:3400", "procedural-v2:3401"]
     assert [s.name for s in proc["val"]] == ["procedural:1000000"]
     assert DeckSpec("procedural-v2:3400", "procedural-train").load(height=120).name == "procedural-v2-3400"
+
+
+# ---------------------------------------------------------------- variety 3 (whole-card round 2)
+
+
+def test_variety_3_keeps_variety_2s_index_layout_and_varies_the_face() -> None:
+    v2 = [_style(s, 300, 2) for s in range(8600, 8700)]
+    v3 = [_style(s, 300, 3) for s in range(8600, 8700)]
+    assert all((a.rank_h, a.gap, a.font) == (b.rank_h, b.gap, b.font) for a, b in zip(v2, v3))
+    assert {s.court_style for s in v3} == {"figure", "silhouette", "letter"} and {s.court_style for s in v2} == {"figure"}
+    assert {s.ace_style for s in v3} == {"pip", "ornate", "small"}
+    assert any(s.split_index for s in v3) and not any(s.split_index for s in v2)
+    assert {s.face_pattern for s in v3} >= {"none", "rings", "flourish", "stripes", "dots"}
+
+
+def test_variety_3_decks_build_the_same_twice_with_an_index_box_per_printed_index() -> None:
+    seed = next(s for s in range(8600, 8700) if _style(s, 300, 3).split_index and _style(s, 300, 3).court_style == "silhouette")
+    make_procedural_deck.cache_clear()
+    a = make_procedural_deck(seed, height=160, variety=3)
+    make_procedural_deck.cache_clear()
+    b = make_procedural_deck(seed, height=160, variety=3)
+    assert a.name == f"procedural-v3-{seed}"
+    assert all(np.array_equal(a.faces[c], b.faces[c]) for c in ("KS", "AH", "7D"))
+    # split: rank top-right and suit top-left, each turned in the opposite corner
+    boxes = a.index_boxes["KS"]
+    assert len(boxes) == 4 and boxes[0][0] > 0.5 > boxes[2][2]

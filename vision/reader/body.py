@@ -123,9 +123,11 @@ def rectify(image: np.ndarray, quad: np.ndarray, size: tuple[int, int]) -> np.nd
     w, h = size
     q = np.asarray(quad, np.float32)
     long_side = float(np.linalg.norm(q[2] - q[1]))
-    if long_side > 5 * h:  # a photo's card: shrink its box first, a warp alone would alias
-        x1, y1 = np.maximum(np.floor(q.min(0)).astype(int), 0)
-        x2, y2 = np.ceil(q.max(0)).astype(int) + 1
+    x1, y1 = np.maximum(np.floor(q.min(0)).astype(int), 0)
+    x2, y2 = np.minimum(np.ceil(q.max(0)).astype(int) + 1, (image.shape[1], image.shape[0]))
+    # a photo's card: shrink its box first, a warp alone would alias (not when the card lies
+    # wholly off the image: nothing to shrink, the warp replicates the border)
+    if long_side > 5 * h and x2 > x1 and y2 > y1:
         f = 2 * h / long_side
         box = image[y1:y2, x1:x2]
         image = cv2.resize(box, (max(1, round(box.shape[1] * f)), max(1, round(box.shape[0] * f))), interpolation=cv2.INTER_AREA)

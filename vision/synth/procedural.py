@@ -86,13 +86,25 @@ class Style:
     bold_court_letter: bool
     gap: float = 0.15  # rank-to-suit gap / rank height
     stroke: int = 0  # extra ink around the index glyphs (px at the supersampled size): bold prints
+    # variety 3 (`_vary_faces`): what the whole card looks like beyond its corners
+    court_style: str = "figure"  # figure | silhouette | letter
+    ace_style: str = "pip"  # pip | ornate | small
+    face_pattern: str = "none"  # none | rings | flourish | stripes | dots: faint art under the print
+    pattern_ink: tuple[int, int, int] = (0, 0, 0)  # that art's colour (a few levels off the paper)
+    split_index: bool = False  # the rank in one top corner, the suit in the other
 
 
 # Variety 2 widens the index layout beyond variety 1's ranges. Why: the detector misses
 # indices of layouts unlike the trained designs (big ranks, a suit far below its rank,
 # heavy prints, wide margins). Drawn from a second generator, so a seed's variety-1 design
 # is unchanged and earlier rounds stay reproducible.
-VARIETIES = (1, 2)
+#
+# Variety 3 also varies the face (for the whole-card network, vision/reader/body.py): court
+# cards as a silhouette or a big letter instead of a figure, ornate or small aces, faint art
+# printed under the pips, and split indices (rank and suit in the two top corners). Why:
+# modern and novelty decks print all of these, and a network that learned one court figure
+# and one ace reads no other; measured on the held-out families (MODEL_CARD).
+VARIETIES = (1, 2, 3)
 
 
 def _widen(st: Style, seed: int) -> Style:
@@ -109,11 +121,28 @@ def _widen(st: Style, seed: int) -> Style:
     )
 
 
+def _vary_faces(st: Style, seed: int) -> Style:
+    r = random.Random(seed * 104729 + 3)
+    delta = r.randint(10, 32)  # faint: the art must not read as pips
+    tint = [r.randint(-8, 8) for _ in range(3)]
+    return replace(
+        st,
+        court_style=r.choice(("figure", "silhouette", "silhouette", "letter")),
+        ace_style=r.choice(("pip", "ornate", "small")),
+        face_pattern=r.choice(("none", "none", "rings", "flourish", "stripes", "dots")),
+        pattern_ink=tuple(max(0, min(255, v - delta + t)) for v, t in zip(st.paper, tint)),
+        split_index=r.random() < 0.3,
+        pip_scale=r.uniform(0.09, 0.17),
+    )
+
+
 def _style(seed: int, height: int, variety: int = 1) -> Style:
     if variety not in VARIETIES:
         raise ValueError(f"procedural variety must be one of {VARIETIES}, not {variety!r}")
     st = _style_v1(seed, height)
-    return _widen(st, seed) if variety == 2 else st
+    if variety >= 2:
+        st = _widen(st, seed)
+    return _vary_faces(st, seed) if variety == 3 else st
 
 
 def _style_v1(seed: int, height: int) -> Style:
@@ -268,8 +297,9 @@ PIPS: dict[int, list[tuple[float, float]]] = {
 
 
 # ---------------------------------------------------------------- one card
-def _index_patch(st: Style, rank: str, suit: str) -> Image.Image:
-    """The corner index (printed rank over/beside suit) on a transparent patch, tightly cropped."""
+def _index_patch(st: Style, rank: str, suit: str, part: str = "both") -> Image.Image:
+    """The corner index (printed rank over/beside suit) on a transparent patch, tightly
+    cropped; `part` "rank" or "suit": that half alone (split indices)."""
     H = st.height * SS
     colour = st.colours[suit]
     text = st.letters.get(rank, rank)
@@ -295,6 +325,12 @@ def _index_patch(st: Style, rank: str, suit: str) -> Image.Image:
     if tw_target != tw:
         glyph = glyph.resize((tw_target + 2, th + 2), Image.LANCZOS)
     d = ImageDraw.Draw(img)
+    if part == "rank":
+        return glyph.crop(glyph.getbbox() or (0, 0, *glyph.size))
+    if part == "suit":
+        img = Image.new("RGBA", (int(sh + 4), int(sh + 4)), (0, 0, 0, 0))
+        draw_suit(ImageDraw.Draw(img), suit, (sh + 4) / 2, (sh + 4) / 2, sh, colour + (255,))
+        return img.crop(img.getbbox() or (0, 0, *img.size))
     if st.side_by_side:
         img.alpha_composite(glyph, (1, int((Hh - th) / 2) - 1))
         draw_suit(d, suit, 2 + tw_target + gap + sh * 0.45, Hh / 2, sh, colour + (255,))
@@ -331,6 +367,102 @@ def _court(st: Style, img: Image.Image, rank: str, suit: str, x0: float, y0: flo
     d.line([(x0, my), (x1, my)], fill=colour + (255,), width=max(1, int(st.height * SS * 0.004)))
 
 
+def _silhouette_court(st: Style, img: Image.Image, rank: str, suit: str, x0: float, y0: float, x1: float, y1: float) -> None:
+    """A court card as a dark head-and-shoulders profile in a drawn cartouche, the suit
+    above it (variety 3): no figure, no mirrored halves."""
+    d = ImageDraw.Draw(img)
+    w, h = x1 - x0, y1 - y0
+    cx, cy = (x0 + x1) / 2, y0 + h * 0.55
+    r = random.Random(f"{st.font.name}:{st.width}:{st.height}:{rank}{suit}")  # str seeds are stable across runs
+    ink = (r.randint(0, 50),) * 3 if r.random() < 0.7 else st.colours[suit]
+    frame = st.court_colours[{"J": 0, "Q": 1, "K": 2}[rank]]
+    fw, fh = w * 0.42, h * 0.3
+    pts = []
+    for k in range(16):  # a scalloped cartouche
+        a = k * np.pi / 8
+        rad = 1.0 if k % 2 == 0 else 0.82
+        pts.append((cx + np.cos(a) * fw * rad, cy + np.sin(a) * fh * rad))
+    d.polygon(pts, outline=frame + (255,), width=max(2, int(w * 0.025)))
+    face_dir = 1 if r.random() < 0.5 else -1
+    hr = fh * 0.33
+    hx, hy = cx, cy - fh * 0.25
+    d.ellipse([hx - hr * 0.85, hy - hr, hx + hr * 0.85, hy + hr], fill=ink + (255,))  # head
+    d.polygon([(hx + face_dir * hr * 0.8, hy - hr * 0.1), (hx + face_dir * hr * 1.15, hy + hr * 0.25), (hx + face_dir * hr * 0.7, hy + hr * 0.4)], fill=ink + (255,))  # nose
+    d.rectangle([hx - hr * 0.35, hy + hr * 0.8, hx + hr * 0.35, hy + hr * 1.3], fill=ink + (255,))  # neck
+    d.chord([hx - hr * 1.6, hy + hr * 1.1, hx + hr * 1.6, hy + hr * 3.2], 180, 360, fill=ink + (255,))  # shoulders
+    if rank == "K":
+        d.polygon([(hx - hr * 0.7, hy - hr * 0.8), (hx - hr * 0.7, hy - hr * 1.5), (hx - hr * 0.3, hy - hr * 1.1), (hx, hy - hr * 1.6),
+                   (hx + hr * 0.3, hy - hr * 1.1), (hx + hr * 0.7, hy - hr * 1.5), (hx + hr * 0.7, hy - hr * 0.8)], fill=ink + (255,))  # fmt: skip
+    elif rank == "Q":
+        d.arc([hx - hr, hy - hr * 1.5, hx + hr, hy - hr * 0.3], 200, 340, fill=ink + (255,), width=max(2, int(hr * 0.25)))
+    else:
+        d.rectangle([hx - hr * 0.9, hy - hr * 1.05, hx + hr * 0.9, hy - hr * 0.6], fill=ink + (255,))
+    draw_suit(d, suit, cx, y0 + h * 0.12, h * 0.09, st.colours[suit] + (255,))
+
+
+def _letter_court(st: Style, img: Image.Image, rank: str, suit: str, x0: float, y0: float, x1: float, y1: float) -> None:
+    """A court card as its big rank letter over a suit (variety 3)."""
+    d = ImageDraw.Draw(img)
+    w, h = x1 - x0, y1 - y0
+    text = st.letters.get(rank, rank)
+    font = ImageFont.truetype(str(st.font), max(8, int(h * 0.4)))
+    tb = font.getbbox(text)
+    colour = st.colours[suit] + (255,)
+    d.text(((x0 + x1) / 2 - (tb[0] + tb[2]) / 2, y0 + h * 0.38 - (tb[1] + tb[3]) / 2), text, font=font, fill=colour)
+    draw_suit(d, suit, (x0 + x1) / 2, y0 + h * 0.8, min(w, h) * 0.22, colour)
+
+
+def _ace(st: Style, d: ImageDraw.ImageDraw, suit: str, W: float, H: float) -> None:
+    colour = st.colours[suit] + (255,)
+    if st.ace_style == "small":
+        draw_suit(d, suit, W / 2, H / 2, H * st.pip_scale, colour)
+        return
+    size = H * st.pip_scale * (2.4 if st.ace_style == "pip" else 2.0)
+    draw_suit(d, suit, W / 2, H / 2, size, colour)
+    if st.ace_style == "ornate":  # a ring of small pips and a double circle around the big one
+        lw = max(2, int(W * 0.008))
+        for rad in (0.85, 0.95):
+            d.ellipse([W / 2 - size * rad, H / 2 - size * rad, W / 2 + size * rad, H / 2 + size * rad], outline=colour, width=lw)
+        for k in range(8):
+            a = k * np.pi / 4
+            draw_suit(d, suit, W / 2 + np.cos(a) * size * 1.2, H / 2 + np.sin(a) * size * 1.2, size * 0.16, colour)
+
+
+def _face_pattern(st: Style, img: Image.Image) -> None:
+    """Faint art printed under everything else (variety 3)."""
+    if st.face_pattern == "none":
+        return
+    W, H = img.size
+    d = ImageDraw.Draw(img)
+    ink = st.pattern_ink + (255,)
+    lw = max(SS, int(W * 0.006))
+    r = random.Random(f"{st.font.name}:{st.width}:{st.height}:{st.face_pattern}")
+    if st.face_pattern == "rings":
+        for k in range(1, 9):
+            rx, ry = W * 0.06 * k, H * 0.05 * k
+            d.ellipse([W / 2 - rx, H / 2 - ry, W / 2 + rx, H / 2 + ry], outline=ink, width=lw)
+    elif st.face_pattern == "stripes":
+        step = max(6, int(W * r.uniform(0.04, 0.09)))
+        for k in range(-H, W + H, step):
+            d.line([(k, 0), (k + H, H)], fill=ink, width=lw)
+    elif st.face_pattern == "dots":
+        step = max(6, int(W * r.uniform(0.06, 0.12)))
+        rad = step * 0.2
+        for i in range(step // 2, W, step):
+            for j in range(step // 2, H, step):
+                d.ellipse([i - rad, j - rad, i + rad, j + rad], fill=ink)
+    else:  # flourish: mirrored arcs, like a printed ornament
+        half = Image.new("RGBA", img.size, (0, 0, 0, 0))
+        hd = ImageDraw.Draw(half)
+        for _ in range(10):
+            cx, cy = r.uniform(0.1, 0.9) * W, r.uniform(0.1, 0.5) * H
+            rx, ry = r.uniform(0.08, 0.3) * W, r.uniform(0.05, 0.2) * H
+            a0 = r.uniform(0, 360)
+            hd.arc([cx - rx, cy - ry, cx + rx, cy + ry], a0, a0 + r.uniform(90, 270), fill=ink, width=lw * 2)
+        img.alpha_composite(half)
+        img.alpha_composite(half.rotate(180, center=(W / 2, H / 2)))
+
+
 def _card_base(st: Style, fill: tuple[int, int, int]) -> tuple[Image.Image, Image.Image]:
     W, H = st.width * SS, st.height * SS
     img = Image.new("RGBA", (W, H), (0, 0, 0, 0))
@@ -358,28 +490,38 @@ def _face(st: Style, card: str) -> tuple[np.ndarray, list[tuple[float, float, fl
     if st.frame is not None:
         inset = W * 0.025
         d.rounded_rectangle([inset, inset, W - inset, H - inset], radius=st.radius * W * 0.7, outline=st.frame + (255,), width=SS)
-    patch = _index_patch(st, rank, suit)
-    pw, ph = patch.size
+    _face_pattern(st, img)
     mx, my = st.margin_x * W, st.margin_y * H
-    corners = [(mx, my, False)]
-    if st.four_corners:
-        corners.append((W - mx - pw, my, False))
+    if st.split_index:  # rank top-right, suit top-left (and turned, bottom-left / bottom-right)
+        rank_p, suit_p = _index_patch(st, rank, suit, "rank"), _index_patch(st, rank, suit, "suit")
+        placed = [(rank_p, W - mx - rank_p.size[0], my), (suit_p, mx, my)]
+        patch = rank_p  # the picture area keeps clear of the wider of the two columns
+        if suit_p.size[0] > rank_p.size[0]:
+            patch = suit_p
+    else:
+        patch = _index_patch(st, rank, suit)
+        placed = [(patch, mx, my)]
+        if st.four_corners:
+            placed.append((patch, W - mx - patch.size[0], my))
+    pw, ph = patch.size
     boxes: list[tuple[float, float, float, float]] = []
-    for x, y, _ in corners:
-        img.alpha_composite(patch, (int(x), int(y)))
-        boxes.append((int(x) / W, int(y) / H, (int(x) + pw) / W, (int(y) + ph) / H))
+    for patch_, x, y in placed:
+        img.alpha_composite(patch_, (int(x), int(y)))
+        pw_, ph_ = patch_.size
+        boxes.append((int(x) / W, int(y) / H, (int(x) + pw_) / W, (int(y) + ph_) / H))
         # the same index rotated by 180 degrees in the opposite corner
-        rx, ry = W - int(x) - pw, H - int(y) - ph
-        img.alpha_composite(patch.rotate(180), (rx, ry))
-        boxes.append((rx / W, ry / H, (rx + pw) / W, (ry + ph) / H))
+        rx, ry = W - int(x) - pw_, H - int(y) - ph_
+        img.alpha_composite(patch_.rotate(180), (rx, ry))
+        boxes.append((rx / W, ry / H, (rx + pw_) / W, (ry + ph_) / H))
     # the picture area keeps clear of the index column
     ax0 = _picture_x0(W, mx, pw)
     ay0 = my * 0.8 + H * 0.02
     colour = st.colours[suit] + (255,)
     if rank in ("J", "Q", "K"):
-        _court(st, img, rank, suit, ax0, ay0, W - ax0, H - ay0)
+        court = {"figure": _court, "silhouette": _silhouette_court, "letter": _letter_court}[st.court_style]
+        court(st, img, rank, suit, ax0, ay0, W - ax0, H - ay0)
     elif rank == "A":
-        draw_suit(d, suit, W / 2, H / 2, H * st.pip_scale * 2.4, colour)
+        _ace(st, d, suit, W, H)
     else:
         n = int(rank)
         ph_ = H * st.pip_scale * (0.85 if n >= 9 else 1.0)

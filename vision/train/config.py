@@ -68,6 +68,10 @@ class BodyConfig:
     threads: int = 2
     minutes: float | None = None  # time box for training
     runtime: dict[str, Any] = field(default_factory=dict)
+    # Continue an earlier round instead of starting afresh: its body_last.pt (same width)
+    # and its train.npz files, joined to this run's own training patches.
+    init_from: str = ""
+    extra_train: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

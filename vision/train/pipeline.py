@@ -220,6 +220,13 @@ def body_jobs(cfg: TrainConfig, data_dir: Path) -> list:
     return [dataclasses.replace(j, chunk=i) for i, j in enumerate(jobs)]
 
 
+def missing_body_inputs(cfg: TrainConfig) -> str:
+    """What a continued whole-card round lacks of its earlier round's files ("" if nothing)."""
+    b = cfg.body
+    missing = [f for f in (b.init_from, *b.extra_train) if f and not Path(f).is_file()]
+    return f"body.init_from / body.extra_train: no such file: {', '.join(missing)} (train that round first)" if missing else ""
+
+
 def stage_body(cfg: TrainConfig, out: Path, export_dir: Path) -> dict:
     """Data, training and export of the whole-card network; it joins the model in
     `export_dir` (card_body.onnx, reader.json's body_* fields) when one is there."""
@@ -227,6 +234,9 @@ def stage_body(cfg: TrainConfig, out: Path, export_dir: Path) -> dict:
     from vision.train.train_body import BodyTrainConfig, evaluate, export_body_onnx, load_patches, predict, train_body
 
     b, data_dir = cfg.body, out / "body"
+    missing = missing_body_inputs(cfg)
+    if missing:  # before any rendering: a continued round needs the earlier one
+        raise FileNotFoundError(missing)
     splits = [s for s, n in b.scenes.items() if n > 0]
     report: dict = {}
     if not all((data_dir / f"{s}.npz").is_file() for s in splits):
@@ -235,9 +245,11 @@ def stage_body(cfg: TrainConfig, out: Path, export_dir: Path) -> dict:
         report["data_seconds"] = time.time() - t0
     if not (data_dir / "train.npz").is_file():
         raise FileNotFoundError(f"no whole-card training patches in {data_dir}: body.scenes has no train scenes")
-    train = load_patches(data_dir / "train.npz")
+    train = load_patches(data_dir / "train.npz", *map(Path, b.extra_train))
     val = load_patches(data_dir / "val.npz") if (data_dir / "val.npz").is_file() else None
-    tcfg = BodyTrainConfig(epochs=b.epochs, batch=b.batch, lr=b.lr, width=b.width, threads=b.threads, seed=b.seed, minutes=b.minutes)
+    tcfg = BodyTrainConfig(
+        epochs=b.epochs, batch=b.batch, lr=b.lr, width=b.width, threads=b.threads, seed=b.seed, minutes=b.minutes, init=b.init_from
+    )  # fmt: skip
     t0 = time.time()
     model = train_body(train, val, tcfg, out)
     report["train_seconds"] = time.time() - t0

@@ -35,11 +35,13 @@ class BodyTrainConfig:
     threads: int = 2
     seed: int = 0
     minutes: float | None = None  # time box: stop after the epoch that passes it
+    init: str = ""  # a body_last.pt to start from (continuing an earlier round)
 
 
-def load_patches(path: Path) -> dict[str, np.ndarray]:
-    d = np.load(path)
-    return {k: d[k] for k in ("patches", "rank", "suit", "family")}
+def load_patches(path: Path, *more: Path) -> dict[str, np.ndarray]:
+    """Patches, labels and families of one npz file, or of several joined."""
+    parts = [np.load(p) for p in (path, *more)]
+    return {k: np.concatenate([d[k] for d in parts]) for k in ("patches", "rank", "suit", "family")}
 
 
 def to_tensor(patches: np.ndarray) -> torch.Tensor:
@@ -106,6 +108,8 @@ def train_body(train: dict[str, np.ndarray], val: dict[str, np.ndarray] | None, 
     gen = torch.Generator().manual_seed(cfg.seed)
     rng = np.random.default_rng(cfg.seed)
     model = BodyNet(len(RANKS), len(SUITS), cfg.width, PATCH_WH)
+    if cfg.init:
+        model.load_state_dict(torch.load(cfg.init, map_location="cpu", weights_only=True)["model"])
     opt = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
     n = len(train["rank"])
     steps = cfg.epochs * math.ceil(n / cfg.batch)
