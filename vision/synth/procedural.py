@@ -571,7 +571,8 @@ def _back(st: Style) -> np.ndarray:
 @functools.lru_cache(maxsize=64)
 def make_procedural_deck(seed: int, height: int = 300, variety: int = 1) -> DeckArt:
     """A deck design of our own named by `seed` (family "procedural-<seed>"); `variety` 2
-    draws the same seed with the wider index layouts of `_widen`."""
+    draws the same seed with the wider index layouts of `_widen`, and 3 adds the varied
+    faces of `_vary_faces` (court and ace styles, faint art, split indices)."""
     st = _style(seed, height, variety)
     faces: dict[str, np.ndarray] = {}
     boxes: dict[str, list[tuple[float, float, float, float]]] = {}
