@@ -291,3 +291,33 @@ def test_a_read_outside_the_deck_falls_back_to_its_best_alternative_inside() -> 
     assert out.alternatives is not None and out.alternatives[0] == (("6C", 0.3),)
     assert dets.within_deck(khmer_like, 0.35).cards == ["3H"]  # 6C given too little
     assert dets.within_deck(khmer_like, None).cards == ["3H"]  # off: dropped as before
+
+
+@pytest.mark.parametrize("still_s", [0.4, None])
+def test_a_hand_laid_over_the_reveal_areas_edge_is_read_once_still(still_s: float | None) -> None:
+    """The outer card of a laid-down hand lies across the area's border: the motion gate's
+    border test took it for a resting arm until the background absorbed it (seconds).
+    With `reveal_still_s` the still area is read at once; without it the reveal is late."""
+    from vision.tracker.pipeline import TrackerConfig
+
+    lay = load_layout("kemps-4")
+    scene = Scene(lay)
+    pipe = TablePipeline(lay, TruthReader(scene), HEADER, 30.0, TrackerConfig(reveal_still_s=still_s))
+    d = Driver(pipe, scene)
+    scene.place("market", M0)
+    d.wait(0.5)
+    pipe.request_reveal(["E"], d.t)
+    d.wait(0.3)
+    scene.place("reveal:E", ["9C", "9D", "9H", "9S"])
+    first = next(p for p in scene.cards if p.card == "9C")
+    poly = np.array(scene.layout.zones()["reveal:E"])
+    dy = first.box[1] - (poly[:, 1].min() - 0.45 * (first.box[3] - first.box[1]))  # across the top edge
+    first.box = (first.box[0], first.box[1] - dy, first.box[2], first.box[3] - dy)
+    laid = d.t
+    d.wait(2.0)
+    reveals = [e for e in d.events if e["type"] == "reveal"]
+    if still_s is None:
+        assert not reveals or reveals[0]["t"] - laid > 1.0
+    else:
+        assert len(reveals) == 1 and reveals[0]["hands"]["E"] == ["9C", "9D", "9H", "9S"]
+        assert reveals[0]["t"] - laid < 0.8

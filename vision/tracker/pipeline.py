@@ -72,6 +72,13 @@ class TrackerConfig:
     zone_filter: FilterConfig = field(default_factory=FilterConfig)
     motion: MotionConfig = field(default_factory=MotionConfig)
     reveal: RevealConfig = field(default_factory=RevealConfig)
+    # A reveal area in which nothing has moved for this long is read even while its border
+    # still differs from the background. Why: a laid-down hand fans over the area's edge,
+    # and the gate took that still border for a resting arm until the background absorbed it
+    # (~2 s: reveals came 1.3–2.3 s after the cards were down, past the 1 s tolerance). A
+    # hand really resting there hides cards, and a reveal settles only on the full hand
+    # (`RevealConfig.consistent` reads of the expected size). None: the plain cover test.
+    reveal_still_s: float | None = 0.4
 
 
 @dataclass(slots=True)
@@ -89,6 +96,7 @@ class _ZoneRun:
     last_read: float = -1e9
     origins: list[tuple[float, float]] = field(default_factory=list)
     covered_frames: int = 0
+    unmoved: int = 0  # frames since the zone last moved
 
 
 class TablePipeline:
@@ -197,7 +205,8 @@ class TablePipeline:
             run = self._runs.setdefault(zone, _ZoneRun())
             m = motion["market" if zone == "centre" else zone]
             filt = self.filters.get(zone)
-            if gate.is_covered(m):
+            run.unmoved = 0 if gate.is_moving(m) else run.unmoved + 1
+            if gate.is_covered(m) and not (zone.startswith("reveal:") and self._still_reveal(run)):
                 if not run.covered:
                     run.origins, run.covered_frames = [], 0
                 run.covered, run.still = True, 0
@@ -250,6 +259,11 @@ class TablePipeline:
         timeout = self.reveals.tick(t)
         notices += timeout
         return PipelineStep(self._state(t), events, dets, notices)
+
+    def _still_reveal(self, run: _ZoneRun) -> bool:
+        """A reveal area unmoved for `reveal_still_s`: its cards are down (see TrackerConfig)."""
+        still_s = self.config.reveal_still_s
+        return still_s is not None and run.unmoved >= still_s * self.fps
 
     # ---- reading ---------------------------------------------------------------------
     def _active_zones(self) -> list[str]:
