@@ -45,7 +45,7 @@ BUCKET = 8  # classifier batches are padded to a multiple of this
 
 
 def run_padded(session: Session, x: np.ndarray, batch: int, bucket: int = BUCKET) -> np.ndarray:
-    """`session` on `x` in chunks of `batch`, each padded to a multiple of BUCKET: OpenVINO
+    """`session` on `x` in chunks of `batch`, each padded to a multiple of `bucket`: OpenVINO
     compiles each new batch size on first sight (~5 ms, measured), so padding keeps it to
     batch / bucket shapes (compiled at load by `warm`) instead of one per count."""
     out = []

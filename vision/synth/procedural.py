@@ -495,26 +495,22 @@ def _face(st: Style, card: str) -> tuple[np.ndarray, list[tuple[float, float, fl
     if st.split_index:  # rank top-right, suit top-left (and turned, bottom-left / bottom-right)
         rank_p, suit_p = _index_patch(st, rank, suit, "rank"), _index_patch(st, rank, suit, "suit")
         placed = [(rank_p, W - mx - rank_p.size[0], my), (suit_p, mx, my)]
-        patch = rank_p  # the picture area keeps clear of the wider of the two columns
-        if suit_p.size[0] > rank_p.size[0]:
-            patch = suit_p
     else:
         patch = _index_patch(st, rank, suit)
         placed = [(patch, mx, my)]
         if st.four_corners:
             placed.append((patch, W - mx - patch.size[0], my))
-    pw, ph = patch.size
     boxes: list[tuple[float, float, float, float]] = []
-    for patch_, x, y in placed:
-        img.alpha_composite(patch_, (int(x), int(y)))
-        pw_, ph_ = patch_.size
-        boxes.append((int(x) / W, int(y) / H, (int(x) + pw_) / W, (int(y) + ph_) / H))
+    for patch, x, y in placed:
+        img.alpha_composite(patch, (int(x), int(y)))
+        iw, ih = patch.size
+        boxes.append((int(x) / W, int(y) / H, (int(x) + iw) / W, (int(y) + ih) / H))
         # the same index rotated by 180 degrees in the opposite corner
-        rx, ry = W - int(x) - pw_, H - int(y) - ph_
-        img.alpha_composite(patch_.rotate(180), (rx, ry))
-        boxes.append((rx / W, ry / H, (rx + pw_) / W, (ry + ph_) / H))
-    # the picture area keeps clear of the index column
-    ax0 = _picture_x0(W, mx, pw)
+        rx, ry = W - int(x) - iw, H - int(y) - ih
+        img.alpha_composite(patch.rotate(180), (rx, ry))
+        boxes.append((rx / W, ry / H, (rx + iw) / W, (ry + ih) / H))
+    # the picture area keeps clear of the index column (the wider one, split indices)
+    ax0 = _picture_x0(W, mx, max(patch.size[0] for patch, _, _ in placed))
     ay0 = my * 0.8 + H * 0.02
     colour = st.colours[suit] + (255,)
     if rank in ("J", "Q", "K"):

@@ -1,11 +1,12 @@
-"""INT8 post-training quantization of both exported reader networks (NNCF + OpenVINO).
+"""INT8 post-training quantization of the exported reader networks (NNCF + OpenVINO).
 
 The CPU here has VNNI: 8-bit convolutions run about twice as fast as float ones. NNCF
 calibrates activation ranges on inputs that look like the runtime's own:
 - detector: synthetic 1280×720 tables from TRAINING decks, letterboxed exactly as the
   runtime does (`vision.reader.runtime.letterbox`), so no held-out deck leaks in;
 - classifier: the runtime's crops around the true indices of those tables, plus crops of
-  look-alike places (the classifier also says "not an index").
+  look-alike places (the classifier also says "not an index");
+- whole-card network (`quantize_body`): its own training patches, cards and non-cards.
 The detection head's box arithmetic stays in float (ultralytics quantizes YOLO the same
 way), so boxes keep their sub-pixel precision. The float models are kept beside the INT8
 ones: `reader.json` names which files the runtime loads, and the benchmark measures both.
