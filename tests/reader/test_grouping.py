@@ -72,6 +72,35 @@ def test_duplicate_boxes_of_one_index_merge() -> None:
     assert len(cards) == 1 and len(cards[0].members) == 2
 
 
+def test_one_index_boxed_tightly_and_widely_is_one_card_even_with_two_decks() -> None:
+    # seen on a Khmer row: the index boxed alone (10x14 px) and with the card beside it
+    # (22x14): IoU 0.28, but the tight box lies wholly inside the wide one
+    up = (0.0, -1.0)
+    tight = IndexObs((231, 440, 241, 454), "5S", 0.9, up)
+    wide = IndexObs((234, 440, 256, 454), "5S", 0.8, up)
+    assert same_card(tight, wide, GEOM)
+    assert [c.card for c in group_indices([tight, wide], GEOM, two_decks=True)] == ["5S"]
+
+
+def test_identical_cards_cascaded_sideways_stay_apart_with_two_decks() -> None:
+    # a Khmer row: the second 5S a quarter of a card to the right of the first
+    a, _ = card_indices("5S", (200, 200), 0)
+    b, _ = card_indices("5S", (200 + 0.25 * GEOM.width * S, 200), 0)
+    assert not same_card(a, b, GEOM)
+    assert [c.card for c in group_indices([a, b], GEOM, two_decks=True)] == ["5S", "5S"]
+
+
+def test_a_corner_on_its_cascaded_twins_diagonal_does_not_join_the_two_cards() -> None:
+    # seen on a Khmer row: two 6D, the second 0.4 of a card to the right; the first card's
+    # top-left index lies on the diagonal of the second card, whose two corners both show
+    first_tl, _ = card_indices("6D", (200, 200), 0)
+    second_tl, second_br = card_indices("6D", (200 + 0.4 * GEOM.width * S, 200), 0)
+    assert same_card(first_tl, second_br, GEOM)  # the diagonal link on its own
+    cards = group_indices([first_tl, second_tl, second_br], GEOM, two_decks=True)
+    assert sorted(len(c.members) for c in cards) == [1, 2]
+    assert [c.card for c in cards] == ["6D", "6D"]
+
+
 def test_different_cards_never_merge() -> None:
     a, b = card_indices("9C", (200, 200), 0)
     c, d = card_indices("6C", (200, 200), 180)  # same place, other identity

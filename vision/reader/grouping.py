@@ -21,6 +21,7 @@ read QS (0.6) and QC (0.5) is one card, read from the evidence of both, not two 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -43,6 +44,11 @@ class CardGeometry:
     link_radius: float = 1.4  # max distance of predicted centres, in s, to join a pair
     opposite_deg: float = 120.0  # min angle between the two `up`s of a pair
     min_agree: float = 0.05  # fused grouping: min chance two indices read the same identity
+    # Two boxes are one index found twice when this share of the smaller lies inside the
+    # larger (besides IoU > 0.3): the detector sometimes boxes an index tightly and again
+    # with some of the card beside it, IoU ~0.3. Identical cards of a two-deck cascade
+    # are shifted by at least about an index, so their boxes overlap far less.
+    same_index_cover: float = 0.6
     # One-deck games, fused grouping: a card whose best identity a surer card already holds
     # is re-read from its own posterior without that identity, if it gave that identity
     # less than this (it was unsure) and sits more than a card away from the holder (two
@@ -139,6 +145,14 @@ def box_iou(a: tuple[float, ...], b: tuple[float, ...]) -> float:
     return inter / union if union > 0 else 0.0
 
 
+def box_cover(a: tuple[float, ...], b: tuple[float, ...]) -> float:
+    """Share of the smaller of two boxes that lies inside the other."""
+    iw = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    ih = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    small = min((a[2] - a[0]) * (a[3] - a[1]), (b[2] - b[0]) * (b[3] - b[1]))
+    return iw * ih / small if small > 0 else 0.0
+
+
 def _angle_deg(a: tuple[float, float], b: tuple[float, float]) -> float:
     cos = float(np.dot(a, b) / max(np.linalg.norm(a) * np.linalg.norm(b), 1e-9))
     return float(np.degrees(np.arccos(np.clip(cos, -1, 1))))
@@ -160,7 +174,7 @@ def _diagonal_pair(a: IndexObs, b: IndexObs, geom: CardGeometry) -> bool:
 
 
 def same_card(a: IndexObs, b: IndexObs, geom: CardGeometry) -> bool:
-    if box_iou(a.box, b.box) > 0.3:
+    if _same_index(a, b, geom):
         return True
     if a.up is None or b.up is None:
         return False
@@ -186,9 +200,11 @@ def _near_pairs(obs: list[IndexObs], geom: CardGeometry) -> list[tuple[int, int]
     return list(zip(i.tolist(), j.tolist()))
 
 
-def _union(n: int, pairs: list[tuple[int, int]]) -> list[list[int]]:
-    """Connected components of n items linked by `pairs` (union-find)."""
+def _union(n: int, pairs: list[tuple[int, int]], apart: Callable[[int, int], bool] | None = None) -> list[list[int]]:
+    """Connected components of n items linked by `pairs` (union-find), taken in order; a
+    link that would put two items `apart(i, j)` says differ into one component is skipped."""
     parent = list(range(n))
+    members = {i: [i] for i in range(n)}
 
     def find(i: int) -> int:
         while parent[i] != i:
@@ -197,15 +213,57 @@ def _union(n: int, pairs: list[tuple[int, int]]) -> list[list[int]]:
         return i
 
     for i, j in pairs:
-        parent[find(i)] = find(j)
+        ri, rj = find(i), find(j)
+        if ri == rj or (apart is not None and any(apart(k, m) for k in members[ri] for m in members[rj])):
+            continue
+        parent[ri] = rj
+        members[rj] += members.pop(ri)
     groups: dict[int, list[int]] = {}
     for i in range(n):
         groups.setdefault(find(i), []).append(i)
     return list(groups.values())
 
 
+def _same_index(a: IndexObs, b: IndexObs, geom: CardGeometry) -> bool:
+    return box_iou(a.box, b.box) > 0.3 or box_cover(a.box, b.box) > geom.same_index_cover
+
+
+def _twins(obs: list[IndexObs], geom: CardGeometry) -> Callable[[int, int], bool]:
+    """Whether two indices are two cards for sure: facing the same way (a cascade) and
+    predicting card centres more than `link_radius` apart. Union-find is transitive:
+    without this test a corner of one card that sits on the diagonal of its cascaded twin
+    joined the two into one card (two 6D half a card apart on a Khmer row read as one).
+    Boxes of one index that the detector drew twice, offset, predict nearly the same
+    centre and may still join."""
+
+    def apart(i: int, j: int) -> bool:
+        a, b = obs[i], obs[j]
+        if a.up is None or b.up is None or _angle_deg(a.up, b.up) >= geom.opposite_deg or _same_index(a, b, geom):
+            return False
+        ca, cb = predicted_centre(a, geom), predicted_centre(b, geom)
+        assert ca is not None and cb is not None
+        return float(np.linalg.norm(ca - cb)) > geom.link_radius * (a.size + b.size) / 2
+
+    return apart
+
+
+def _links(obs: list[IndexObs], pairs: list[tuple[int, int]], geom: CardGeometry) -> list[tuple[int, int]]:
+    """The pairs that are one card, surest first: one index found twice, then by how close
+    their predicted centres are."""
+    ranked = []
+    for i, j in pairs:
+        a, b = obs[i], obs[j]
+        if _same_index(a, b, geom):
+            ranked.append((0.0, i, j))
+        elif same_card(a, b, geom):
+            ca, cb = predicted_centre(a, geom), predicted_centre(b, geom)
+            assert ca is not None and cb is not None  # same_card of distinct indices needs both directions
+            ranked.append((1.0 + float(np.linalg.norm(ca - cb)) / ((a.size + b.size) / 2), i, j))
+    return [(i, j) for _, i, j in sorted(ranked)]
+
+
 def _clusters(obs: list[IndexObs], geom: CardGeometry) -> list[list[int]]:
-    return _union(len(obs), [(i, j) for i, j in _near_pairs(obs, geom) if same_card(obs[i], obs[j], geom)])
+    return _union(len(obs), _links(obs, _near_pairs(obs, geom), geom), _twins(obs, geom))
 
 
 def _make_group(card: str, members: list[IndexObs], geom: CardGeometry) -> CardGroup:
@@ -229,8 +287,8 @@ def _make_group(card: str, members: list[IndexObs], geom: CardGeometry) -> CardG
 def _fused_clusters(obs: list[IndexObs], joints: np.ndarray, geom: CardGeometry) -> list[list[int]]:
     """Pairs that are one card by geometry and could read the same card."""
     agree = joints @ joints.T
-    pairs = [(i, j) for i, j in _near_pairs(obs, geom) if agree[i, j] >= geom.min_agree and same_card(obs[i], obs[j], geom)]
-    return _union(len(obs), pairs)
+    links = [(i, j) for i, j in _links(obs, _near_pairs(obs, geom), geom) if agree[i, j] >= geom.min_agree]
+    return _union(len(obs), links, _twins(obs, geom))
 
 
 def _fused_groups(obs: list[IndexObs], geom: CardGeometry, ranks: tuple[str, ...], suits: tuple[str, ...]) -> list[CardGroup]:
