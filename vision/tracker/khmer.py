@@ -9,7 +9,10 @@ was covered, never that it left; what they hold is followed from the events.
 - a card appearing on `pile:Q` (it left the opponent's row) → `steal {player: Q}`; the
   matching row removal, before or after, is consumed silently;
 - a card appearing on `discard:P` → `discard {player: P, card: value}`;
-- a row card that vanishes with no pile gain within `pair_s` → an anomaly notice.
+- a row card that vanishes with no pile gain within `pair_s` → an anomaly notice, and the
+  card is kept in the row as hidden: a card laid over it can hide its index, and when it
+  shows again (the card over it stolen) it is the same card, not a new play. A hidden card
+  still counts in the table total, and can still be stolen.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ class KhmerTracker:
         self.discards: dict[str, list[str]] = {p: [] for p in self.players}
         self._orphans: list[tuple[float, str, str]] = []  # (t, row owner, card) awaiting a pile
         self._expected_removals: Counter[tuple[str, str]] = Counter()  # (row owner, card)
+        self.hidden: dict[str, Counter[str]] = {p: Counter() for p in self.players}  # in the row, unread
         self.collecting = False  # after the close: cards leaving the table are the collection
 
     def new_hand(self) -> None:
@@ -58,7 +62,10 @@ class KhmerTracker:
         for t0, owner, card in self._orphans:
             if t - t0 > self.pair_s:
                 out.append({"type": "anomaly", "kind": "vanished", "card": card, "zone": f"row:{owner}", "t": round(t, 3),
-                            "message": f"{card} left {owner}'s row but reached no pile"})  # fmt: skip
+                            "message": f"{card} is no longer seen in {owner}'s row and reached no pile; "
+                                       "kept in the row as hidden (covered?)"})  # fmt: skip
+                self.rows.setdefault(owner, []).append(card)
+                self.hidden.setdefault(owner, Counter())[card] += 1
             else:
                 keep.append((t0, owner, card))
         self._orphans = keep
@@ -76,11 +83,15 @@ class KhmerTracker:
                 self._expected_removals[(player, card)] -= 1
             else:
                 self._orphans.append((ch.t, player, card))
+        hidden = self.hidden.setdefault(player, Counter())
         for card in ch.added:
             orphan = next((o for o in self._orphans if o[1] == player and o[2] == card), None)
             if orphan is not None:
                 self._orphans.remove(orphan)  # it had only dropped out of the read: back, no move
                 row.append(card)
+                continue
+            if hidden[card] > 0:  # uncovered: in the row all along
+                hidden[card] -= 1
                 continue
             row.append(card)
             events.append({"type": "play", "player": player, "card": card, "t": t})
@@ -102,6 +113,9 @@ class KhmerTracker:
                     self._expected_removals[(victim, card)] += 1
             if victim is not None and card in self.rows.get(victim, []):
                 self.rows[victim].remove(card)
+                if self.hidden.get(victim, Counter())[card] > 0:  # taken while unread
+                    self.hidden[victim][card] -= 1
+                    self._expected_removals[(victim, card)] -= 1  # it will not leave the read
             events.append({"type": "steal", "player": player, "t": t, "meta": {"card": card}})
         return events, []
 

@@ -1,0 +1,65 @@
+"""Khmer table events from zone changes (pure logic, no camera)."""
+
+from __future__ import annotations
+
+from vision.tracker.filter import ZoneChange
+from vision.tracker.khmer import KhmerTracker
+
+
+def change(zone: str, t: float, before: list[str], after: list[str]) -> ZoneChange:
+    removed = list(before)
+    for c in after:
+        if c in removed:
+            removed.remove(c)
+    added = list(after)
+    for c in before:
+        if c in added:
+            added.remove(c)
+    return ZoneChange(zone, t, tuple(removed), tuple(added), tuple(before), tuple(after))
+
+
+def feed(kt: KhmerTracker, ch: ZoneChange) -> list[dict]:
+    events, _ = kt.change(ch, ch.t)
+    return events
+
+
+def test_a_card_covered_by_the_next_play_and_uncovered_by_a_steal_is_not_played_again() -> None:
+    # seen on a simulated row: S's 3S hid the 5S under it; N stole the 3S and the 5S showed again
+    kt = KhmerTracker(["S", "N"])
+    assert [e["card"] for e in feed(kt, change("row:S", 6.0, [], ["6C"]))] == ["6C"]
+    assert [e["card"] for e in feed(kt, change("row:S", 12.8, ["6C"], ["6C", "5S"]))] == ["5S"]
+    assert [e["card"] for e in feed(kt, change("row:S", 17.9, ["6C", "5S"], ["6C", "3S"]))] == ["3S"]
+    notices = kt.tick(20.0)  # the 5S reached no pile: a notice, and it stays in the row
+    assert [n["kind"] for n in notices] == ["vanished"]
+    assert sorted(kt.rows["S"]) == ["3S", "5S", "6C"]
+    assert [e["type"] for e in feed(kt, change("pile:N", 20.5, [], ["3S"]))] == ["steal"]
+    assert feed(kt, change("row:S", 20.6, ["6C", "3S"], ["6C", "5S"])) == []  # uncovered, not played
+    assert sorted(kt.rows["S"]) == ["5S", "6C"]
+    assert kt.totals({"S": [], "N": []})["table"] == 5 + 6
+
+
+def test_a_hidden_card_still_counts_in_the_table_total() -> None:
+    kt = KhmerTracker(["S", "N"])
+    feed(kt, change("row:N", 1.0, [], ["4H"]))
+    feed(kt, change("row:N", 5.0, ["4H"], ["2S"]))  # 2S laid over the 4H's index
+    kt.tick(8.0)
+    assert kt.totals({"S": [], "N": []})["table"] == 4 + 2
+
+
+def test_a_card_read_again_within_pair_s_is_not_a_play_and_a_new_card_is() -> None:
+    kt = KhmerTracker(["S", "N"])
+    feed(kt, change("row:S", 1.0, [], ["AH"]))
+    assert feed(kt, change("row:S", 2.0, ["AH"], [])) == []
+    assert feed(kt, change("row:S", 2.5, [], ["AH"])) == []
+    assert [e["card"] for e in feed(kt, change("row:S", 4.0, ["AH"], ["AH", "2H"]))] == ["2H"]
+    assert kt.tick(10.0) == []
+
+
+def test_a_hidden_card_can_be_stolen() -> None:
+    kt = KhmerTracker(["S", "N"])
+    feed(kt, change("row:S", 1.0, [], ["3D"]))
+    feed(kt, change("row:S", 2.0, ["3D"], []))  # no longer read (glare), never left
+    kt.tick(5.0)
+    assert [e["type"] for e in feed(kt, change("pile:N", 6.0, [], ["3D"]))] == ["steal"]
+    assert kt.rows["S"] == [] and kt.hidden["S"]["3D"] == 0
+    assert kt.totals({"S": [], "N": ["AD"]})["players"]["N"] == 1 + 3
