@@ -115,6 +115,15 @@ class Session:
         with self._lock:
             return self._state
 
+    def accepts(self, event: GameEvent | dict[str, Any]) -> bool:
+        """Whether `event` would be accepted now (a query: nothing is logged or changed)."""
+        with self._lock:
+            try:
+                typed = event_from(event)
+            except ValueError:
+                return False
+            return not isinstance(self.game.apply(self._state, typed), Rejected)
+
     def events(self) -> list[dict[str, Any]]:
         """Accepted, not undone events in order (their dict form)."""
         with self._lock:

@@ -19,6 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
+from referee.late_events import LateEvents
 from referee.server.outcome import Outcome
 
 T = TypeVar("T")
@@ -66,6 +67,9 @@ class GameService:
         self.version = 0
         self.restored = False
         self.listeners: list[Callable[[dict[str, Any]], None]] = []
+        # Camera events refused for turn order, offered again after each accepted event:
+        # the camera can report a move after the next one (referee/late_events.py).
+        self.late = LateEvents()
 
     # ---- thread plumbing -------------------------------------------------------------
     async def _run(self, fn: Callable[..., T], *args: Any) -> T:
@@ -115,6 +119,16 @@ class GameService:
         await self._run(self._new_game, header)
 
     def _append(self, event: dict[str, Any], source: str) -> Outcome:
+        camera = source == "camera"
+        if camera and isinstance(event.get("t"), (int, float)):
+            self.late.expire(float(event["t"]))
+        outcome = self._judge(event, source, hold=camera)
+        if outcome.accepted:  # each held camera event may be legal now (its own log entry)
+            self.late.retry(lambda e: self._session.accepts(e) and self._judge(e, "camera (late)").accepted)
+        return outcome
+
+    def _judge(self, event: dict[str, Any], source: str, hold: bool = False) -> Outcome:
+        """One append, logged; `hold`: a camera event refused for turn order is held (`late`)."""
         from referee.session import Rejected
 
         result = self._session.append(event)
@@ -122,6 +136,8 @@ class GameService:
             code = getattr(result, "code", None)
             outcome = Outcome(accepted=False, event=event, reason=str(result.reason),
                               code=str(getattr(code, "value", code) or "rejected"))
+            if hold and self.late.hold(event, outcome.code, float(event.get("t") or 0.0)):
+                outcome.reason = f"{outcome.reason} (held: offered again after the next accepted event)"
             self._push_log(event, source, outcome)
         else:
             outcome = Outcome(
@@ -137,6 +153,7 @@ class GameService:
 
     def _undo(self) -> Outcome:
         undone = self._session.undo()
+        self.late.clear()  # held moves were judged against the state just undone
         if undone is None:
             raise LookupError("Nothing to undo.")
         event = jsonable(undone)
@@ -157,6 +174,7 @@ class GameService:
 
         new_game(header)  # a bad header is refused before the current game is touched
         self._close()
+        self.late.clear()
         stamp = time.strftime("%Y%m%d-%H%M%S")
         for suffix in ("", "-wal", "-shm"):
             src = Path(str(self.db_path) + suffix)

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from referee.late_events import LateEvents
 from vision.evaluate import metrics as M
 from vision.evaluate.dataset import DatasetError, Recording, load_recording
 
@@ -40,6 +41,11 @@ class Referee:
     state: Any
     results: list[Any] = field(default_factory=list)
     rejected: list[dict[str, Any]] = field(default_factory=list)
+    # Camera events refused for turn order, offered again after later ones (as live: the
+    # server's GameService holds them the same way; referee/late_events.py).
+    late: LateEvents = field(default_factory=LateEvents)
+    late_accepted: int = 0
+    _reasons: dict[int, str] = field(default_factory=dict)
 
     @classmethod
     def start(cls, header: dict[str, Any]) -> Referee:
@@ -48,19 +54,39 @@ class Referee:
         game = new_game(header)
         return cls(game=game, state=game.initial_state())
 
-    def apply(self, ev: dict[str, Any]) -> bool:
+    def apply(self, ev: dict[str, Any], camera: bool = False) -> bool:
+        """Judge one event; a camera event refused for turn order is held and offered again
+        after each accepted event until it is too old (`late`)."""
+        if camera:
+            for old in self.late.expire(float(ev.get("t", 0.0))):
+                self.rejected.append({**old, "reason": self._reasons.pop(id(old), "")})
+        ok, code, reason = self._judge(ev)
+        if ok:
+            self.late_accepted += len(self.late.retry(lambda e: self._judge(e)[0]))
+        elif camera and self.late.hold(ev, code, float(ev.get("t", 0.0))):
+            self._reasons[id(ev)] = reason
+        else:
+            self.rejected.append({**ev, "reason": reason})
+        return ok
+
+    def finish(self) -> None:
+        """End of the recording: held events were refused for good."""
+        for old in self.late.clear():
+            self.rejected.append({**old, "reason": self._reasons.pop(id(old), "")})
+
+    def _judge(self, ev: dict[str, Any]) -> tuple[bool, str | None, str]:
         body = {k: v for k, v in ev.items() if k != "t"}
         out = self.game.apply(self.state, body)
         if not hasattr(out, "state"):  # Rejected
-            self.rejected.append({**ev, "reason": str(getattr(out, "reason", out))})
-            return False
+            code = getattr(out, "code", None)
+            return False, str(getattr(code, "value", code)), str(getattr(out, "reason", out))
         self.state = out.state
         res = getattr(out, "results", None)
         if res is None:
             res = getattr(out, "result", None)
         if res:
             self.results.extend(res if isinstance(res, (list, tuple)) else [res])
-        return True
+        return True, None, ""
 
     def awaited_seats(self, players: list[str]) -> list[str]:
         """Seats the referee waits to see revealed (empty when it awaits no reveal)."""
@@ -196,7 +222,7 @@ def evaluate_recording(root: str | Path, opts: RunOptions, on_frame: Callable[[i
                     continue
                 if ev.get("type") not in M.UNSCORED_TYPES:
                     pred_events.append(ev)
-                ref.apply(ev)
+                ref.apply(ev, camera=True)
             times.append(t)
             pred_markets.append(tuple(step.state.market) if step.state is not None else None)
             if index in card_frames:
@@ -220,6 +246,7 @@ def evaluate_recording(root: str | Path, opts: RunOptions, on_frame: Callable[[i
     while k < len(injected):  # calls after the last frame still reach the referee
         ref.apply(injected[k])
         k += 1
+    ref.finish()
 
     visible_truth = [e for e in rec.events if e["type"] not in M.INJECTED_TYPES]
     truth_markets = M.market_at_times(rec.events, times)
@@ -254,6 +281,7 @@ def evaluate_recording(root: str | Path, opts: RunOptions, on_frame: Callable[[i
         "referee_standings": M.to_plain(ref.standings()),
         "truth_rejected": truth_rejected,
         "referee_rejected": ref.rejected,
+        "referee_accepted_late": ref.late_accepted,
         "ignored_pipeline_events": ignored,
         "truth_event_times": [[float(e["t"]), e["type"]] for e in visible_truth],
         "pred_event_times": [[float(e["t"]), e["type"]] for e in pred_events],
