@@ -48,7 +48,9 @@ class OracleReader:
         self.calls = 0
         self.pixels = 0
 
-    def read(self, image: np.ndarray, roi: tuple[int, int, int, int] | None = None, two_decks: bool = False) -> CardDetections:
+    def read(
+        self, image: np.ndarray, roi: tuple[int, int, int, int] | None = None, two_decks: bool = False, cards: Any = None
+    ) -> CardDetections:
         self.calls += 1
         h, w = image.shape[:2]
         x1, y1, x2, y2 = roi if roi is not None else (0, 0, w, h)
@@ -70,9 +72,9 @@ class TimedReader:
     def __init__(self, inner: Any) -> None:
         self.inner, self.calls, self.pixels, self.seconds = inner, 0, 0, 0.0
 
-    def read(self, image: np.ndarray, roi: Any = None, two_decks: bool = False) -> CardDetections:
+    def read(self, image: np.ndarray, roi: Any = None, two_decks: bool = False, cards: Any = None) -> CardDetections:
         t0 = time.perf_counter()
-        out = self.inner.read(image, roi=roi, two_decks=two_decks)
+        out = self.inner.read(image, roi=roi, two_decks=two_decks, cards=cards)
         self.seconds += time.perf_counter() - t0
         self.calls += 1
         if roi is not None:

@@ -235,3 +235,17 @@ def test_reread_keeps_dropping_sure_duplicates_and_split_halves_of_one_card() ->
     assert [c.card for c in near] == ["6D"]  # within a card of the holder: the same card
     two_decks = group_indices(_dup_scene({"6D": 0.5, "8D": 0.45}, gap=300), geom, two_decks=True, labels=(RANKS_T, SUITS_T))
     assert sorted(c.card for c in two_decks) == ["6D", "6D"]  # two decks: both 6D stay
+
+
+def test_a_corner_misread_as_a_card_the_deck_lacks_does_not_take_the_card_with_it() -> None:
+    # seen on a Khmer row (A-6 deck): the top-left index read 6S, the upside-down
+    # bottom-right one 8S with more confidence; fused, the card became 8S and was then
+    # dropped as a card Khmer does not have, so the play was missed for 15 s
+    a, b = card_indices("6S", (300, 200), 180)
+    a = with_probs(a, {"6S": 0.85, "8S": 0.1})
+    b = with_probs(b, {"8S": 0.97})
+    labels = (RANKS_T, SUITS_T)
+    assert [c.card for c in group_indices([a, b], GEOM, labels=labels)] == ["8S"]
+    khmer = frozenset(r + s for r in ("A", "2", "3", "4", "5", "6") for s in SUITS_T)
+    (card,) = group_indices([a, b], GEOM, labels=labels, allowed=khmer)
+    assert card.card == "6S" and len(card.members) == 2

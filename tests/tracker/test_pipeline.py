@@ -177,7 +177,7 @@ def test_live_pacing_keeps_a_slow_reader_within_its_share() -> None:
     class Slow:
         calls = 0
 
-        def read(self, image, roi=None, two_decks=False):  # type: ignore[no-untyped-def]
+        def read(self, image, roi=None, two_decks=False, cards=None):  # type: ignore[no-untyped-def]
             Slow.calls += 1
             time.sleep(0.05)  # 50 ms a read: reading every frame would need 150 % of 30 fps
             return truth.read(image, roi, two_decks)
@@ -214,7 +214,7 @@ class _Misreads(TruthReader):
         super().__init__(scene)
         self.card, self.wrong, self.n, self.conf, self.seen = card, wrong, n, conf, 0
 
-    def read(self, image_bgr, roi=None, two_decks=False):  # type: ignore[no-untyped-def]
+    def read(self, image_bgr, roi=None, two_decks=False, cards=None):  # type: ignore[no-untyped-def]
         dets = super().read(image_bgr, roi, two_decks)
         if self.card in dets.cards:
             self.seen += 1

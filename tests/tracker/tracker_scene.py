@@ -148,7 +148,11 @@ class TruthReader:
         self.rng = random.Random(self.seed)
 
     def read(
-        self, image_bgr: np.ndarray, roi: tuple[int, int, int, int] | None = None, two_decks: bool = False
+        self,
+        image_bgr: np.ndarray,
+        roi: tuple[int, int, int, int] | None = None,
+        two_decks: bool = False,
+        cards: frozenset[str] | None = None,
     ) -> CardDetections:
         self.calls += 1
         h, w = image_bgr.shape[:2]

@@ -158,18 +158,26 @@ class OracleReader:
 
         self._deck = list(ALL_CARDS)
 
-    def read(self, image: np.ndarray, roi: tuple[int, int, int, int] | None = None, two_decks: bool = False) -> CardDetections:
-        cards = self.by_frame.get(self.index, ())
+    def read(
+        self,
+        image: np.ndarray,
+        roi: tuple[int, int, int, int] | None = None,
+        two_decks: bool = False,
+        cards: frozenset[str] | None = None,
+    ) -> CardDetections:
+        # `cards` (the deck) is not used: the simulated misreads are drawn from all 52 cards,
+        # as before, and the pipeline drops those outside the deck.
+        seen = self.by_frame.get(self.index, ())
         if roi is not None:
             x1, y1, x2, y2 = roi
-            cards = tuple(c for c in cards if x1 <= (c.box[0] + c.box[2]) / 2 <= x2 and y1 <= (c.box[1] + c.box[3]) / 2 <= y2)
+            seen = tuple(c for c in seen if x1 <= (c.box[0] + c.box[2]) / 2 <= x2 and y1 <= (c.box[1] + c.box[3]) / 2 <= y2)
         if self.noise is not None:
-            return self._noisy(cards)
-        if not cards:
+            return self._noisy(seen)
+        if not seen:
             return CardDetections.empty()
-        boxes: Any = np.array([c.box for c in cards], np.float32)
+        boxes: Any = np.array([c.box for c in seen], np.float32)
         return CardDetections(
-            boxes, np.ones(len(cards), np.float32), [c.card for c in cards], alternatives=[((c.card, 1.0),) for c in cards]
+            boxes, np.ones(len(seen), np.float32), [c.card for c in seen], alternatives=[((c.card, 1.0),) for c in seen]
         )
 
     def _alternatives(self, top: str, conf: float, true: str | None) -> tuple[tuple[str, float], ...]:

@@ -291,8 +291,13 @@ def _fused_clusters(obs: list[IndexObs], joints: np.ndarray, geom: CardGeometry)
     return _union(len(obs), links, _twins(obs, geom))
 
 
-def _fused_groups(obs: list[IndexObs], geom: CardGeometry, ranks: tuple[str, ...], suits: tuple[str, ...]) -> list[CardGroup]:
+def _fused_groups(
+    obs: list[IndexObs], geom: CardGeometry, ranks: tuple[str, ...], suits: tuple[str, ...], allowed: frozenset[str] | None = None
+) -> list[CardGroup]:
     joints = np.stack([o.joint for o in obs])  # type: ignore[misc]
+    if allowed is not None:  # each reading conditioned on the card being one the deck holds
+        joints = joints * np.array([r + s in allowed for r in ranks for s in suits], np.float64)
+        joints /= np.maximum(joints.sum(axis=1, keepdims=True), 1e-12)
     out = []
     for members in _fused_clusters(obs, joints, geom):
         logp = np.log(joints[members] + 1e-6).sum(axis=0)
@@ -330,18 +335,23 @@ def group_indices(
     geom: CardGeometry | None = None,
     two_decks: bool = False,
     labels: tuple[tuple[str, ...], tuple[str, ...]] | None = None,
+    allowed: frozenset[str] | None = None,
 ) -> list[CardGroup]:
     """Cards from indices: each physical card once, sorted by confidence (highest first).
 
     labels: (ranks, suits) in the order of the observations' distributions; with it (and
     distributions on every observation) the indices of a card are fused.
+    allowed: the identities the game's deck holds (Khmer: A-6; piquet: 7-A). Fused, each
+    reading is conditioned on it (a 6D read 8D 0.6 / 6D 0.3 is a 6D in Khmer); plain, a
+    reading outside it is dropped.
     """
     geom = geom or CardGeometry()
     if labels is not None and obs and all(o.rank_probs is not None and o.suit_probs is not None for o in obs):
-        return _keep_per_identity(_fused_groups(obs, geom, *labels), two_decks, geom, labels)
+        return _keep_per_identity(_fused_groups(obs, geom, *labels, allowed), two_decks, geom, labels)
     by_card: dict[str, list[IndexObs]] = {}
     for o in obs:
-        by_card.setdefault(o.card, []).append(o)
+        if allowed is None or o.card in allowed:
+            by_card.setdefault(o.card, []).append(o)
     groups = [_make_group(card, [items[i] for i in c], geom) for card, items in by_card.items() for c in _clusters(items, geom)]
     return _keep_per_identity(groups, two_decks)
 

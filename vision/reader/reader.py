@@ -209,27 +209,32 @@ class CardReader:
         roi: tuple[int, int, int, int] | None = None,
         two_decks: bool = False,
         multiscale: bool = False,
+        cards: frozenset[str] | None = None,
     ) -> CardDetections:
         """Cards in `image_bgr` (H×W×3 uint8), each physical card once; boxes in full-image px.
 
         roi: (x1, y1, x2, y2) to read only that part (a zone crop); results are shifted back.
         two_decks: keep up to two cards of the same identity (two-deck games).
+        cards: the identities the game's deck holds (None: all 52); every card is read as one
+        of them (grouping.group_indices `allowed`).
         multiscale: photo mode, for images of unknown scale (a close-up, a phone photo): find
         the detector scale first (`photo_scale`, ≈5× the work; the live camera path knows
         its scale and does not need it). roi is ignored in photo mode.
         """
         if multiscale:
-            return self.read_multiscale(image_bgr, two_decks)
-        return self.read_with_indices(image_bgr, roi, two_decks)[0]
+            return self.read_multiscale(image_bgr, two_decks, cards)
+        return self.read_with_indices(image_bgr, roi, two_decks, cards)[0]
 
     @property
     def _labels(self) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
         """(ranks, suits) when grouping fuses the corners' distributions, else None."""
         return (self.meta.ranks, self.meta.suits) if self.meta.fuse_indices else None
 
-    def detections_from(self, indices: list[IndexObs], two_decks: bool = False) -> CardDetections:
+    def detections_from(
+        self, indices: list[IndexObs], two_decks: bool = False, cards: frozenset[str] | None = None
+    ) -> CardDetections:
         """Stage c: classified indices -> physical cards above the confidence threshold."""
-        groups = group_indices(indices, self.meta.geometry, two_decks, self._labels)
+        groups = group_indices(indices, self.meta.geometry, two_decks, self._labels, cards)
         return _detections([g for g in groups if g.confidence >= self.meta.min_card_p])
 
     def photo_scale(self, image: np.ndarray, refine: bool | None = None) -> tuple[float, list[IndexObs]]:
@@ -266,14 +271,20 @@ class CardReader:
                 return scale * target / size, refined
         return scale, obs
 
-    def read_multiscale(self, image_bgr: np.ndarray, two_decks: bool = False) -> CardDetections:
+    def read_multiscale(
+        self, image_bgr: np.ndarray, two_decks: bool = False, cards: frozenset[str] | None = None
+    ) -> CardDetections:
         image = _check_image(image_bgr)
         outlines = self._start_outlines(image)
         _scale, indices = self.photo_scale(image)
-        return self.with_bodies(image, self.detections_from(indices, two_decks), two_decks, outlines)
+        return self.with_bodies(image, self.detections_from(indices, two_decks, cards), two_decks, outlines)
 
     def read_with_indices(
-        self, image_bgr: np.ndarray, roi: tuple[int, int, int, int] | None = None, two_decks: bool = False
+        self,
+        image_bgr: np.ndarray,
+        roi: tuple[int, int, int, int] | None = None,
+        two_decks: bool = False,
+        cards: frozenset[str] | None = None,
     ) -> tuple[CardDetections, list[IndexObs]]:
         """`read`, plus the classified indices it grouped (in full-image px)."""
         image = _check_image(image_bgr)
@@ -287,7 +298,7 @@ class CardReader:
             image, dx, dy = image[y1:y2, x1:x2], x1, y1
         outlines = self._start_outlines(image)
         indices = self.read_indices(image)
-        det = self.with_bodies(image, self.detections_from(indices, two_decks), two_decks, outlines)
+        det = self.with_bodies(image, self.detections_from(indices, two_decks, cards), two_decks, outlines)
         if dx or dy:
             det = det.offset(dx, dy)
             for o in indices:

@@ -38,7 +38,11 @@ Event = dict[str, Any]
 
 class Reader(Protocol):
     def read(
-        self, image_bgr: np.ndarray, roi: tuple[int, int, int, int] | None = None, two_decks: bool = False
+        self,
+        image_bgr: np.ndarray,
+        roi: tuple[int, int, int, int] | None = None,
+        two_decks: bool = False,
+        cards: frozenset[str] | None = None,
     ) -> CardDetections: ...
 
 
@@ -120,6 +124,9 @@ class TablePipeline:
         # A read of a card this game's deck cannot hold (a 10 in Khmer, a 2 in a piquet deck)
         # is a misread: drop it here rather than let the referee reject the event later.
         self.deck_cards = _deck_cards(header)
+        # … and the reader is told the deck, so it reads such a card as the likeliest card the
+        # deck does hold (tune_reader.py --deck khmer); None for a full deck.
+        self._known_cards = self.deck_cards if len(self.deck_cards) < 52 else None
         self._masks: ZoneMasks | None = None
         self._gate: MotionGate | None = None
         self._runs: dict[str, _ZoneRun] = {}
@@ -287,7 +294,7 @@ class TablePipeline:
         parts = []
         start = time.perf_counter()
         for roi in groups:
-            parts.append(self.reader.read(frame.image, roi=roi, two_decks=self.two_decks))
+            parts.append(self.reader.read(frame.image, roi=roi, two_decks=self.two_decks, cards=self._known_cards))
             self.reads += 1
         cost = time.perf_counter() - start  # only used to pace live reads (max_reader_share)
         self._read_cost_s = cost if self._read_cost_s <= 0 else 0.7 * self._read_cost_s + 0.3 * cost
