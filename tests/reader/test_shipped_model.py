@@ -100,6 +100,26 @@ def test_photo_refine_follows_reader_json(reader: CardReader, monkeypatch: pytes
     assert len(passes) == n
 
 
+def test_photo_card_threshold_applies_in_photo_mode_only(reader: CardReader, monkeypatch: pytest.MonkeyPatch) -> None:
+    """reader.json `photo_min_card_p` is the card floor of photo mode; the camera path keeps
+    `min_card_p`."""
+    import dataclasses
+
+    img = cv2.imread(str(FIX / "closeup_0_QC.jpg"))
+    floors: list[float | None] = []
+    real = reader.detections_from
+    monkeypatch.setattr(reader, "detections_from", lambda ind, two=False, cards=None, min_p=None: floors.append(min_p) or real(ind, two, cards, min_p))
+    monkeypatch.setattr(reader, "meta", dataclasses.replace(reader.meta, photo_min_card_p=0.123))
+    reader.read(img, multiscale=True)
+    reader.read(img)
+    assert floors == [0.123, None]
+    monkeypatch.setattr(reader, "body", None)  # corner reads only: the floor decides alone
+    monkeypatch.setattr(reader, "meta", dataclasses.replace(reader.meta, photo_min_card_p=0.4))
+    assert len(reader.read(img, multiscale=True)) == 1
+    monkeypatch.setattr(reader, "meta", dataclasses.replace(reader.meta, photo_min_card_p=1.01))
+    assert len(reader.read(img, multiscale=True)) == 0
+
+
 # Markets: four separate cards at camera scale (benchmarks/make_reader_fixtures.py --markets).
 MARKETS: dict[str, list[str]] = (
     json.loads((FIX / "market_truth.json").read_text()) if (FIX / "market_truth.json").is_file() else {}

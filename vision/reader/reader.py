@@ -58,6 +58,10 @@ class ReaderMeta:
     # (benchmarks/tune_photo_mode.py --scenes 24) refining lost F1 0.724 -> 0.703 (round 4: even);
     # round 6 turns it on again there: 0.696 -> 0.747. Re-checked with each model.
     photo_refine: bool = True
+    # photo mode's card threshold (None: min_card_p). A photo read at a small detector scale
+    # (a close-up: the index ~180 px, the image shrunk ~10x) gets looser boxes and so lower
+    # card probabilities for right reads; chosen on val-family photos (docs in MODEL_CARD).
+    photo_min_card_p: float | None = None
     classifier2_file: str | None = None  # optional second view (classifier.TwoViewClassifier)
     classifier2_size: int = 40
     classifier2_pad: float = 1.25
@@ -231,11 +235,14 @@ class CardReader:
         return (self.meta.ranks, self.meta.suits) if self.meta.fuse_indices else None
 
     def detections_from(
-        self, indices: list[IndexObs], two_decks: bool = False, cards: frozenset[str] | None = None
+        self, indices: list[IndexObs], two_decks: bool = False, cards: frozenset[str] | None = None,
+        min_p: float | None = None,
     ) -> CardDetections:
-        """Stage c: classified indices -> physical cards above the confidence threshold."""
+        """Stage c: classified indices -> physical cards above the confidence threshold
+        (`min_p`, default `min_card_p`)."""
         groups = group_indices(indices, self.meta.geometry, two_decks, self._labels, cards)
-        return _detections([g for g in groups if g.confidence >= self.meta.min_card_p])
+        floor = self.meta.min_card_p if min_p is None else min_p
+        return _detections([g for g in groups if g.confidence >= floor])
 
     def photo_scale(self, image: np.ndarray, refine: bool | None = None) -> tuple[float, list[IndexObs]]:
         """The detector scale for an image of unknown scale, and the indices read there.
@@ -277,7 +284,8 @@ class CardReader:
         image = _check_image(image_bgr)
         outlines = self._start_outlines(image)
         _scale, indices = self.photo_scale(image)
-        return self.with_bodies(image, self.detections_from(indices, two_decks, cards), two_decks, outlines)
+        det = self.detections_from(indices, two_decks, cards, self.meta.photo_min_card_p)
+        return self.with_bodies(image, det, two_decks, outlines)
 
     def read_with_indices(
         self,
