@@ -125,7 +125,7 @@ def run(args: argparse.Namespace) -> int:
             for ev in step.events:
                 ev = {**ev, "t": round(float(ev.get("t", t)), 3)}
                 events.append(ev)
-                ref.apply(ev)
+                ref.apply(ev, camera=True)  # a move read late is held, as live (referee/late_events.py)
             index += 1
             bar.update(1)
             ok, image = cap.read()
