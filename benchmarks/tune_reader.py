@@ -37,6 +37,7 @@ def main() -> int:
     args = ap.parse_args()
 
     from bench_reader import held_out_decks
+    from referee.cards import deck_identities
     from tqdm import tqdm
     from vision.reader.reader import CardReader
     from vision.synth.layouts import random_scene
@@ -52,7 +53,7 @@ def main() -> int:
     # min_index_p (TwoViewClassifier.min_index_p): rows at that value are exact, rows below it
     # are without the second view for the extra boxes they let in.
     decks = {k: v for k, v in held_out_decks(4).items() if k.endswith("(val)")}
-    allowed = _deck_cards(args.deck)
+    allowed = None if args.deck == "full" else deck_identities(args.deck)  # as the tracker passes it
     if allowed is not None:  # the game's cards only; two of a card may then lie on a table
         decks = {k: [replace(d, faces={c: f for c, f in d.faces.items() if c in allowed}) for d in ds] for k, ds in decks.items()}
     two_decks = allowed is not None
@@ -88,17 +89,6 @@ def main() -> int:
             f"min_card_p {best[4]}, reassign {best[5]}, deck known {best[6]}"
         )
     return 0
-
-
-def _deck_cards(deck: str) -> frozenset[str] | None:
-    """The cards of a game's deck (None: all 52), as the tracker passes them to the reader."""
-    from referee.cards import ALL_CARDS, piquet_deck, rank_of
-
-    if deck == "khmer":
-        return frozenset(c for c in ALL_CARDS if rank_of(c) in {"A", "2", "3", "4", "5", "6"})
-    if deck == "piquet":
-        return frozenset(piquet_deck())
-    return None
 
 
 if __name__ == "__main__":
