@@ -249,13 +249,3 @@ def test_a_corner_misread_as_a_card_the_deck_lacks_does_not_take_the_card_with_i
     khmer = frozenset(r + s for r in ("A", "2", "3", "4", "5", "6") for s in SUITS_T)
     (card,) = group_indices([a, b], GEOM, labels=labels, allowed=khmer)
     assert card.card == "6S" and len(card.members) == 2
-
-
-def test_best_per_index_keeps_the_likeliest_reading_of_each_index() -> None:
-    from vision.reader.grouping import best_per_index
-
-    a, b = card_indices("QS", (300, 200), 0)
-    loose = IndexObs((a.box[0] - 4, a.box[1] - 2, a.box[2] + 9, a.box[3] + 2), "QC", 0.3, a.up)  # the same index, another pass
-    a.p = 0.8
-    kept = best_per_index([loose, a, b], GEOM)
-    assert loose not in kept and a in kept and b in kept and len(kept) == 2

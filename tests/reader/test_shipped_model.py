@@ -120,24 +120,6 @@ def test_photo_card_threshold_applies_in_photo_mode_only(reader: CardReader, mon
     assert len(reader.read(img, multiscale=True)) == 0
 
 
-def test_photo_mode_reads_again_at_the_extra_scales(reader: CardReader, monkeypatch: pytest.MonkeyPatch) -> None:
-    """reader.json `photo_extra_scales`: one more detector pass per multiple of the picked
-    scale; an index read by several passes is reported once."""
-    import dataclasses
-
-    img = cv2.imread(str(FIX / "closeup_0_QC.jpg"))
-    monkeypatch.setattr(reader, "meta", dataclasses.replace(reader.meta, photo_extra_scales=()))
-    alone = reader.read(img, multiscale=True)
-    scales: list[float | None] = []
-    real = reader.read_indices
-    monkeypatch.setattr(reader, "read_indices", lambda image, scale=None, conf=None: scales.append(scale) or real(image, scale, conf))
-    monkeypatch.setattr(reader, "meta", dataclasses.replace(reader.meta, photo_extra_scales=(1.3, 0.77)))
-    det = reader.read(img, multiscale=True)
-    picked = scales[-3]
-    assert scales[-2:] == [pytest.approx(picked * 1.3), pytest.approx(picked * 0.77)]
-    assert det.cards == alone.cards == TRUTH["closeup_0_QC.jpg"]
-
-
 # Markets: four separate cards at camera scale (benchmarks/make_reader_fixtures.py --markets).
 MARKETS: dict[str, list[str]] = (
     json.loads((FIX / "market_truth.json").read_text()) if (FIX / "market_truth.json").is_file() else {}

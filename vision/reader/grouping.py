@@ -228,16 +228,6 @@ def _same_index(a: IndexObs, b: IndexObs, geom: CardGeometry) -> bool:
     return box_iou(a.box, b.box) > 0.3 or box_cover(a.box, b.box) > geom.same_index_cover
 
 
-def best_per_index(obs: list[IndexObs], geom: CardGeometry) -> list[IndexObs]:
-    """One reading per index when several passes read the same indices (photo mode's near
-    scales): of boxes that are one index (`_same_index`), the likeliest reading."""
-    keep: list[IndexObs] = []
-    for o in sorted(obs, key=lambda o: -o.p):
-        if not any(_same_index(o, k, geom) for k in keep):
-            keep.append(o)
-    return keep
-
-
 def _twins(obs: list[IndexObs], geom: CardGeometry) -> Callable[[int, int], bool]:
     """Whether two indices are two cards for sure: facing the same way (a cascade) and
     predicting card centres more than `link_radius` apart. Union-find is transitive:

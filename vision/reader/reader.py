@@ -22,7 +22,7 @@ import numpy as np
 from vision.reader.body import BodyClassifier, BodyFusion, card_outlines, fuse_bodies, unsure_mask
 from vision.reader.classifier import IndexClassifier, TwoViewClassifier
 from vision.reader.detector import IndexDetector
-from vision.reader.grouping import CardGeometry, CardGroup, IndexObs, best_per_index, group_indices
+from vision.reader.grouping import CardGeometry, CardGroup, IndexObs, group_indices
 from vision.reader.labels import RANKS, SUITS
 from vision.reader.runtime import ModelError, load_session
 from vision.types import CardDetections, box_quad
@@ -62,11 +62,6 @@ class ReaderMeta:
     # (a close-up: the index ~180 px, the image shrunk ~10x) gets looser boxes and so lower
     # card probabilities for right reads; chosen on val-family photos (docs in MODEL_CARD).
     photo_min_card_p: float | None = None
-    # photo mode: also read at these multiples of the picked scale and keep, per index, the
-    # likeliest reading of all passes (at a small scale one pass's boxes are loose, another
-    # pass's may be tighter). Off (): val and test photos gained, the benchmark's photos lost
-    # (MODEL_CARD, "Photo-mode card floor").
-    photo_extra_scales: tuple[float, ...] = ()
     classifier2_file: str | None = None  # optional second view (classifier.TwoViewClassifier)
     classifier2_size: int = 40
     classifier2_pad: float = 1.25
@@ -98,7 +93,7 @@ class ReaderMeta:
         unknown = set(data) - known
         if unknown:
             raise ModelError(f"{META_FILE}: unknown keys {sorted(unknown)}")
-        for key in ("detector_input_hw", "index_px_range", "ranks", "suits", "body_size", "photo_extra_scales"):
+        for key in ("detector_input_hw", "index_px_range", "ranks", "suits", "body_size"):
             if key in data:
                 data[key] = tuple(data[key])
         return cls(geometry=geom, **data)
@@ -288,11 +283,7 @@ class CardReader:
     ) -> CardDetections:
         image = _check_image(image_bgr)
         outlines = self._start_outlines(image)
-        scale, indices = self.photo_scale(image)
-        for k in self.meta.photo_extra_scales:
-            indices = indices + self.read_indices(image, scale * k, self.meta.photo_detector_conf)
-        if self.meta.photo_extra_scales:
-            indices = best_per_index(indices, self.meta.geometry)
+        _scale, indices = self.photo_scale(image)
         det = self.detections_from(indices, two_decks, cards, self.meta.photo_min_card_p)
         return self.with_bodies(image, det, two_decks, outlines)
 
