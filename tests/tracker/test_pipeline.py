@@ -321,3 +321,76 @@ def test_a_hand_laid_over_the_reveal_areas_edge_is_read_once_still(still_s: floa
     else:
         assert len(reveals) == 1 and reveals[0]["hands"]["E"] == ["9C", "9D", "9H", "9S"]
         assert reveals[0]["t"] - laid < 0.8
+
+
+def _khmer_setup():
+    from tracker_scene import Placed
+
+    header = {"game": "khmer", "players": ["S", "N"]}
+    scene, _, pipe, d = setup(header=header, layout="khmer-2")
+
+    def lay(zone: str, card: str, seat: str) -> None:
+        """`seat`'s arm lays `card` on `zone` (stacked exactly on any card there) and leaves."""
+        box = scene.slots(zone, 1)[0]
+        target = ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2)
+        d.arm(seat, target)
+        scene.cards.append(Placed(card, box))
+        d.wait(0.2)
+        d.arm(seat, target, back=True)
+        d.wait(0.8)
+
+    return scene, pipe, d, lay
+
+
+@pytest.mark.parametrize("restack", [True, False])
+def test_khmer_a_card_discarded_onto_its_twin_is_a_discard(restack: bool) -> None:
+    # two decks give six 6s: N's second 6D on N's 6D leaves the pile looking the same
+    from dataclasses import replace
+
+    from vision.tracker.pipeline import TrackerConfig
+
+    scene, pipe, d, lay = _khmer_setup()
+    pipe.config = replace(TrackerConfig(), restack_same_top=restack)
+    d.wait(0.5)
+    lay("discard:N", "6D", "N")
+    lay("row:S", "3H", "S")
+    lay("discard:N", "6D", "N")
+    lay("discard:S", "6C", "S")  # S's arm never reaches N's discard: no restack there
+    ev = [(e["type"], e["player"], e.get("card")) for e in d.events if e["type"] != "deal"]
+    second = [("discard", "N", "6D")] if restack else []
+    assert ev == [("discard", "N", "6D"), ("play", "S", "3H"), *second, ("discard", "S", "6C")]
+    assert pipe.khmer_table is not None and pipe.khmer_table.discards["N"] == ["6D"] * (2 if restack else 1)
+
+
+def test_khmer_an_arm_over_a_pile_that_lays_nothing_is_no_move_when_it_is_not_the_owners() -> None:
+    scene, pipe, d, lay = _khmer_setup()
+    d.wait(0.5)
+    lay("discard:N", "6D", "N")
+    box = scene.slots("discard:N", 1)[0]
+    target = ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2)
+    d.arm("S", target)  # the opponent's arm passes over N's discard and goes back
+    d.wait(0.2)
+    d.arm("S", target, back=True)
+    d.wait(0.8)
+    assert [(e["type"], e.get("card")) for e in d.events if e["type"] != "deal"] == [("discard", "6D")]
+
+
+def test_khmer_a_card_uncovered_while_collecting_is_not_the_next_deal() -> None:
+    # after the close the players pick the table up: the 6S under the top 6C of a discard
+    # pile shows for a moment; that is no new hand (the deal is the first card on an empty zone)
+    scene, pipe, d, lay = _khmer_setup()
+    d.wait(0.5)
+    lay("discard:N", "6S", "N")
+    lay("row:S", "3H", "S")
+    lay("discard:N", "6C", "N")  # a different 6: an ordinary discard
+    assert [e["type"] for e in d.events].count("deal") == 1
+    pipe.new_hand(d.t)  # the referee closed the hand: what leaves now is the collection
+    scene.remove("6C")  # the top 6C picked up: the 6S shows again
+    d.wait(1.0)
+    assert [e["type"] for e in d.events].count("deal") == 1
+    scene.remove("6S")
+    scene.remove("3H")
+    d.wait(1.0)
+    lay("row:N", "4S", "N")  # the next hand's first card
+    assert [e["type"] for e in d.events].count("deal") == 2
+    assert d.events[-1]["type"] == "play" and d.events[-1]["card"] == "4S"

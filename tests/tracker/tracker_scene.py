@@ -159,10 +159,12 @@ class TruthReader:
         x1, y1, x2, y2 = roi if roi is not None else (0, 0, w, h)
         self.pixels += (x2 - x1) * (y2 - y1)
         boxes, confs, cards = [], [], []
-        for p in self.scene.cards:
+        for i, p in enumerate(self.scene.cards):
             cx, cy = (p.box[0] + p.box[2]) / 2, (p.box[1] + p.box[3]) / 2
             if not (x1 <= cx < x2 and y1 <= cy < y2):
                 continue
+            if any(_covers(q.box, p.box) for q in self.scene.cards[i + 1 :]):
+                continue  # stacked under a card laid later (a pile shows its top card only)
             bx1, by1, bx2, by2 = (int(round(v)) for v in p.box)
             sub = self.scene.arm_mask[max(0, by1) : by2, max(0, bx1) : bx2]
             if sub.size and np.count_nonzero(sub) / sub.size > self.max_cover:
@@ -201,6 +203,14 @@ def reach(scene: Scene, seat: str, target: tuple[float, float], progress: float)
     at = scene.layout.seats[seat].at
     end = (at[0] + (target[0] - at[0]) * progress, at[1] + (target[1] - at[1]) * progress)
     scene.arms = [Arm(at, end)] if progress > 0 else []
+
+
+def _covers(top: tuple[float, float, float, float], under: tuple[float, float, float, float]) -> bool:
+    """`top` hides at least 90 % of `under`."""
+    w = min(top[2], under[2]) - max(top[0], under[0])
+    h = min(top[3], under[3]) - max(top[1], under[1])
+    area = (under[2] - under[0]) * (under[3] - under[1])
+    return w > 0 and h > 0 and area > 0 and w * h >= 0.9 * area
 
 
 @dataclass

@@ -83,6 +83,13 @@ class TrackerConfig:
     # hand really resting there hides cards, and a reveal settles only on the full hand
     # (`RevealConfig.consistent` reads of the expected size). None: the plain cover test.
     reveal_still_s: float | None = 0.4
+    # Khmer piles and discards show only their top card, and a game may hold two identical
+    # cards (two decks give six 6s): a 6D discarded onto a 6D leaves the visible set as it
+    # was. When the zone owner's arm (told by where it came from) leaves such a zone and the
+    # one visible card settles as the same card, another copy was laid on it: a discard (or
+    # a steal) of that card. Found on simulated games where a deal was lost that way (the
+    # referee then refused every later move). False: an unchanged top card is no move.
+    restack_same_top: bool = True
 
 
 @dataclass(slots=True)
@@ -101,6 +108,9 @@ class _ZoneRun:
     origins: list[tuple[float, float]] = field(default_factory=list)
     covered_frames: int = 0
     unmoved: int = 0  # frames since the zone last moved
+    # Khmer stack zone settling after its owner's arm: the one card it showed before
+    # (`TrackerConfig.restack_same_top`); None when no such check is due.
+    restack: str | None = None
 
 
 class TablePipeline:
@@ -220,8 +230,9 @@ class TablePipeline:
                 run.covered_frames += 1
                 if filt is not None:
                     filt.hold(gate.moved_over)
-                if zone == "market":
-                    self.market.activity(t)
+                if zone == "market" or self._is_stack(zone):
+                    if zone == "market":
+                        self.market.activity(t)
                     if run.covered_frames % 2 == 1:
                         o = gate.arm_origin(zone)
                         if o is not None:
@@ -232,6 +243,8 @@ class TablePipeline:
                 continue
             if run.covered:
                 run.covered = False
+                if self._is_stack(zone) and filt is not None:
+                    run.restack = self._restack_candidate(zone, filt, run)
                 if filt is not None:
                     filt.new_episode()
                 if zone == "centre":
@@ -339,6 +352,13 @@ class TablePipeline:
             ch = filt.update(cards, conf, boxes, t, image=image, candidates=cands)
             if ch is not None:
                 changes.append(ch)
+            run = self._runs.get(zone)
+            if run is not None and run.restack is not None and (ch is not None or not filt.pending):
+                if ch is None and filt.cards == (run.restack,):
+                    # the same single top card after its owner's arm: another copy laid on it
+                    n = (self._khmer_held(zone)).count(run.restack)
+                    changes.append(ZoneChange(zone, t, (), (run.restack,), (run.restack,), (run.restack,) * (n + 1)))
+                run.restack = None
         for ch in changes:
             if ch.zone == "market":
                 if self.reveals.active and len(ch.after) == self.market.config.size and self.market.is_all_new(ch.after):
@@ -351,8 +371,11 @@ class TablePipeline:
                 self._name_seat(ev)
             else:
                 assert self.khmer_table is not None
-                if self._await_deal and ch.added:
-                    events.append(self._khmer_deal(t))  # the first card of a hand on the table
+                # The first card of a hand lands in an emptied zone; while the last hand is
+                # being collected, a card showing in a zone that still holds cards is one
+                # uncovered under a card picked up (a discard pile's lower 6), not a deal.
+                if self._await_deal and ch.added and not ch.before:
+                    events.append(self._khmer_deal(t))
                 ev, no = self.khmer_table.change(ch, t)
             events += ev
             notices += no
@@ -380,6 +403,25 @@ class TablePipeline:
             self._await_deal, self._centre_quiet_t = True, None  # hands shown at close: deal over
             assert self.khmer_table is not None
             self.khmer_table.collecting = True
+
+    @staticmethod
+    def _is_stack(zone: str) -> bool:
+        return zone.startswith(("pile:", "discard:"))
+
+    def _restack_candidate(self, zone: str, filt: ZoneFilter, run: _ZoneRun) -> str | None:
+        """The card to check for a same-card restack when `zone` settles (see
+        `TrackerConfig.restack_same_top`): its one visible card, when the arm was its owner's."""
+        if not self.config.restack_same_top or self.khmer_table is None or len(filt.cards) != 1:
+            return None
+        owner = zone.split(":", 1)[1]
+        return filt.cards[0] if run.origins and self._seat_from(run.origins) == owner else None
+
+    def _khmer_held(self, zone: str) -> list[str]:
+        """The cards the Khmer tracker holds in a pile or discard zone."""
+        assert self.khmer_table is not None
+        kind, _, player = zone.partition(":")
+        held = self.khmer_table.piles if kind == "pile" else self.khmer_table.discards
+        return held.get(player, [])
 
     def _khmer_deal(self, t: float) -> Event:
         self._await_deal = False
