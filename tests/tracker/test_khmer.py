@@ -63,3 +63,26 @@ def test_a_hidden_card_can_be_stolen() -> None:
     assert [e["type"] for e in feed(kt, change("pile:N", 6.0, [], ["3D"]))] == ["steal"]
     assert kt.rows["S"] == [] and kt.hidden["S"]["3D"] == 0
     assert kt.totals({"S": [], "N": ["AD"]})["players"]["N"] == 1 + 3
+
+
+def test_a_card_laid_over_another_on_a_discard_is_new_even_when_its_twin_lies_lower() -> None:
+    # two decks give six 6s: N discards 6C, then 6D, then the other 6C
+    kt = KhmerTracker(["S", "N"])
+    assert [e["card"] for e in feed(kt, change("discard:N", 1.0, [], ["6C"]))] == ["6C"]
+    assert [e["card"] for e in feed(kt, change("discard:N", 5.0, ["6C"], ["6D"]))] == ["6D"]
+    assert [e["card"] for e in feed(kt, change("discard:N", 9.0, ["6D"], ["6C"]))] == ["6C"]
+    assert kt.discards["N"] == ["6C", "6D", "6C"]
+
+
+def test_a_lower_card_seen_again_beside_the_top_or_a_misread_corrected_is_not_new() -> None:
+    kt = KhmerTracker(["S", "N"])
+    feed(kt, change("discard:S", 1.0, [], ["6H"]))
+    feed(kt, change("discard:S", 4.0, ["6H"], ["6H", "6S"]))  # 6S laid, the 6H's corner still shows
+    assert feed(kt, change("discard:S", 6.0, ["6H", "6S"], ["6S"])) == []  # 6H covered
+    assert feed(kt, change("discard:S", 8.0, ["6S"], ["6H", "6S"])) == []  # its corner read again
+    assert feed(kt, change("discard:S", 9.0, ["6H", "6S"], ["6S"])) == []
+    # the top read 6H for a while with no arm near (the spot vote calls it a correction): the
+    # top card misread, not a 6H laid on the 6S
+    fix = ZoneChange("discard:S", 11.0, ("6S",), ("6H",), ("6S",), ("6H",), corrections=(("6S", "6H"),))
+    assert feed(kt, fix) == []
+    assert kt.discards["S"] == ["6H", "6S"]

@@ -394,3 +394,47 @@ def test_khmer_a_card_uncovered_while_collecting_is_not_the_next_deal() -> None:
     lay("row:N", "4S", "N")  # the next hand's first card
     assert [e["type"] for e in d.events].count("deal") == 2
     assert d.events[-1]["type"] == "play" and d.events[-1]["card"] == "4S"
+
+
+class _Phantom(TruthReader):
+    """Adds a `card` read beside `near` (its box shifted right) on reads number `first` to
+    `last` of any zone holding `near`: a corner seen twice."""
+
+    def __init__(self, scene, card: str, near: str, first: int, last: int) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(scene)
+        self.card, self.near, self.first, self.last, self.n = card, near, first, last, 0
+
+    def read(self, image_bgr, roi=None, two_decks=False, cards=None):  # type: ignore[no-untyped-def]
+        from vision.types import CardDetections
+
+        dets = super().read(image_bgr, roi, two_decks)
+        if self.near not in dets.cards:
+            return dets
+        self.n += 1
+        if not self.first <= self.n <= self.last:
+            return dets
+        b = dets.xyxy[dets.cards.index(self.near)] + np.array([30, 0, 30, 0], np.float32)
+        return CardDetections(np.vstack([dets.xyxy, b[None]]), np.append(dets.confidence, 0.9).astype(np.float32), [*dets.cards, self.card])
+
+
+@pytest.mark.parametrize(("reads", "played"), [(5, False), (40, True)])
+def test_khmer_a_card_read_on_a_still_row_needs_more_reads(reads: int, played: bool) -> None:
+    """No arm came near N's row: a phantom 4S read beside the 4S on a few reads is no play;
+    one read on and on is taken in the end (the gate may have missed an arm)."""
+    from tracker_scene import Placed
+
+    lay = load_layout("khmer-2")
+    scene = Scene(lay, seed=0)
+    reader = _Phantom(scene, "4S", "4S", 9, 9 + reads - 1)  # from the 9th read: the row has settled
+    pipe = TablePipeline(lay, reader, {"game": "khmer", "players": ["S", "N"]}, 30.0)
+    d = Driver(pipe, scene)
+    d.wait(0.3)
+    box = scene.slots("row:N", 1)[0]
+    target = ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2)
+    d.arm("N", target)
+    scene.cards.append(Placed("4S", box))
+    d.wait(0.2)
+    d.arm("N", target, back=True)
+    d.wait(12.0)  # a still zone is read once a second, and every frame while a change is pending
+    plays = [e["card"] for e in d.events if e["type"] == "play"]
+    assert plays == (["4S", "4S"] if played else ["4S"])

@@ -85,8 +85,9 @@ class FilterConfig:
     disagree_extra: int = 2
     odd_confirm: int = 30
     # Reads a change needs in a zone no arm touched since it settled (rule 3). None
-    # (default): off — measured neutral with perfect reads and the shipped reader, and mixed
-    # under the oracle's noise model (see datasets/README.md).
+    # (default): off — for the market, measured neutral with perfect reads and the shipped
+    # reader, and mixed under the oracle's noise model (see datasets/README.md). The
+    # pipeline's Khmer zones use 8 (`TrackerConfig.zone_filter`).
     quiet_confirm: int | None = None
     # Patch correlation at or above which a stable card's place is unchanged (development
     # recordings: a swapped place ≤ 0.55, an unchanged one ≥ 0.88, lighting steps included).

@@ -101,7 +101,7 @@ class KhmerTracker:
         events: list[Event] = []
         pile = self.piles.setdefault(player, [])
         for card in ch.added:
-            if Counter(pile)[card] >= Counter(ch.after)[card]:
+            if not _laid_on_stack(pile, ch, card):
                 continue  # uncovered again, not new
             pile.append(card)
             victim = next((o for _, o, c in self._orphans if c == card and o != player), None)
@@ -124,7 +124,7 @@ class KhmerTracker:
         notices: list[Event] = []
         pile = self.discards.setdefault(player, [])
         for card in ch.added:
-            if Counter(pile)[card] >= Counter(ch.after)[card]:
+            if not _laid_on_stack(pile, ch, card):
                 continue
             pile.append(card)
             value = _value(card)
@@ -146,6 +146,17 @@ class KhmerTracker:
             tops = [p for p, v in ok.items() if v == best]
             winner = tops[0] if len(tops) == 1 else None
         return {"table": table, "players": per, "winner": winner}
+
+
+def _laid_on_stack(held: list[str], ch: ZoneChange, card: str) -> bool:
+    """Whether `card`, showing now on a pile or discard that holds `held`, was laid there.
+    Stacks only grow: a card that took the place of the visible top (the old top went out of
+    view, covered) was laid on it, even when an identical card lies lower (two decks give six
+    6s: 6C, then 6D, then another 6C); a card showing beside an unchanged top is one seen
+    again, already counted. A change that only corrects misread identities lays nothing."""
+    if ch.removed and not ch.corrections:
+        return True
+    return Counter(held)[card] < Counter(ch.after)[card]
 
 
 def _value(card: Any) -> int:

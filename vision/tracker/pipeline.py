@@ -73,7 +73,12 @@ class TrackerConfig:
     # The deck prior is on for the market (used only in games known to play one deck):
     # measured with the round-6 reader, datasets/README.md.
     market_filter: FilterConfig = field(default_factory=lambda: FilterConfig(allowed_sizes=(4,), deck_prior=0.05))
-    zone_filter: FilterConfig = field(default_factory=FilterConfig)
+    # Khmer rows, piles and discards. A card appears there only when a player lays it, so a
+    # change in a zone no arm touched since it settled needs 8 reads (`quiet_confirm`), not 2:
+    # on still rows the reader sometimes sees a corner twice (a phantom second 4S beside the
+    # AH laid over a 4S), which made a play that never happened and derailed the deal.
+    # Measured on Khmer recordings (datasets/README.md, "Khmer twins, collection and quiet rows").
+    zone_filter: FilterConfig = field(default_factory=lambda: FilterConfig(quiet_confirm=8))
     motion: MotionConfig = field(default_factory=MotionConfig)
     reveal: RevealConfig = field(default_factory=RevealConfig)
     # A reveal area in which nothing has moved for this long is read even while its border
