@@ -438,3 +438,26 @@ def test_khmer_a_card_read_on_a_still_row_needs_more_reads(reads: int, played: b
     d.wait(12.0)  # a still zone is read once a second, and every frame while a change is pending
     plays = [e["card"] for e in d.events if e["type"] == "play"]
     assert plays == (["4S", "4S"] if played else ["4S"])
+
+
+def test_khmer_an_arm_over_the_own_discard_while_playing_to_the_row_is_the_play_only() -> None:
+    # a Khmer turn is one action: N's arm passing over N's own discard on the way to N's
+    # row is that play's arm, not a second 6D laid on the 6D
+    from tracker_scene import Placed
+
+    scene, pipe, d, lay = _khmer_setup()
+    d.wait(0.5)
+    lay("discard:N", "6D", "N")
+    lay("row:S", "3H", "S")
+    box = scene.slots("discard:N", 1)[0]
+    d.arm("N", ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2))
+    d.arm("N", ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2), back=True)
+    row = scene.slots("row:N", 1)[0]
+    target = ((row[0] + row[2]) / 2, (row[1] + row[3]) / 2)
+    d.arm("N", target)
+    scene.cards.append(Placed("4S", row))
+    d.wait(0.2)
+    d.arm("N", target, back=True)
+    d.wait(3.0)
+    ev = [(e["type"], e["player"], e.get("card")) for e in d.events if e["type"] != "deal"]
+    assert ev == [("discard", "N", "6D"), ("play", "S", "3H"), ("play", "N", "4S")]

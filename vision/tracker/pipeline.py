@@ -90,11 +90,16 @@ class TrackerConfig:
     reveal_still_s: float | None = 0.4
     # Khmer piles and discards show only their top card, and a game may hold two identical
     # cards (two decks give six 6s): a 6D discarded onto a 6D leaves the visible set as it
-    # was. When the zone owner's arm (told by where it came from) leaves such a zone and the
-    # one visible card settles as the same card, another copy was laid on it: a discard (or
-    # a steal) of that card. Found on simulated games where a deal was lost that way (the
-    # referee then refused every later move). False: an unchanged top card is no move.
+    # was. When the zone owner's arm (told by where it came from) leaves such a zone, the one
+    # visible card settles as the same card, and that player makes no other move around it
+    # (`restack_hold_s`; not during a reveal or the collection), another copy was laid on it:
+    # a discard (or a steal) of that card, flagged `meta.restacked`. Found on simulated games
+    # where a deal was lost that way (the referee then refused every later move). False: an
+    # unchanged top card is no move.
     restack_same_top: bool = True
+    # How long such a restack waits for the same player's other moves before it counts (a
+    # Khmer turn is one action: a play at the row's end can pass the arm over the pile).
+    restack_hold_s: float = 1.5
 
 
 @dataclass(slots=True)
@@ -116,6 +121,7 @@ class _ZoneRun:
     # Khmer stack zone settling after its owner's arm: the one card it showed before
     # (`TrackerConfig.restack_same_top`); None when no such check is due.
     restack: str | None = None
+    cover_t: float = 0.0  # when the zone was last covered
 
 
 class TablePipeline:
@@ -170,6 +176,9 @@ class TablePipeline:
         # is emitted with the first action of the hand (t = when that hand left the centre).
         self._await_deal = self.khmer
         self._centre_quiet_t: float | None = None
+        # Khmer same-card restacks waiting for `restack_hold_s`: (zone, card, covered at, seen at)
+        self._restacks: list[tuple[str, str, float, float]] = []
+        self._last_move: dict[str, float] = {}  # Khmer: each player's last play/steal/discard
 
     # ---- public API ------------------------------------------------------------------
     @property
@@ -210,6 +219,7 @@ class TablePipeline:
         if self.khmer_table is not None:
             self._await_deal, self._centre_quiet_t = True, None
             self.khmer_table.collecting = True
+            self._restacks = []
 
     def process(self, frame: Frame) -> PipelineStep:
         t = frame.t
@@ -230,7 +240,7 @@ class TablePipeline:
             run.unmoved = 0 if gate.is_moving(m) else run.unmoved + 1
             if gate.is_covered(m) and not (zone.startswith("reveal:") and self._still_reveal(run)):
                 if not run.covered:
-                    run.origins, run.covered_frames = [], 0
+                    run.origins, run.covered_frames, run.cover_t = [], 0, t
                 run.covered, run.still = True, 0
                 run.covered_frames += 1
                 if filt is not None:
@@ -278,6 +288,7 @@ class TablePipeline:
             events += ev
             notices += no
         if self.khmer_table is not None:
+            events += self._due_restacks(t, events)
             notices += self.khmer_table.tick(t)
         elif not self.reveals.active:  # a call is being judged: the market is never stale then
             events += self.market.tick(t)
@@ -360,9 +371,9 @@ class TablePipeline:
             run = self._runs.get(zone)
             if run is not None and run.restack is not None and (ch is not None or not filt.pending):
                 if ch is None and filt.cards == (run.restack,):
-                    # the same single top card after its owner's arm: another copy laid on it
-                    n = (self._khmer_held(zone)).count(run.restack)
-                    changes.append(ZoneChange(zone, t, (), (run.restack,), (run.restack,), (run.restack,) * (n + 1)))
+                    # the same single top card after its owner's arm: maybe another copy laid
+                    # on it; decided once the player's other moves of that moment are known
+                    self._restacks.append((zone, run.restack, run.cover_t, t))
                 run.restack = None
         for ch in changes:
             if ch.zone == "market":
@@ -420,6 +431,34 @@ class TablePipeline:
             return None
         owner = zone.split(":", 1)[1]
         return filt.cards[0] if run.origins and self._seat_from(run.origins) == owner else None
+
+    def _due_restacks(self, t: float, events: list[Event]) -> list[Event]:
+        """Same-card restacks whose hold is over, as moves. A Khmer turn is one action: an
+        arm visit during which its player made another move (a play at the row's end passes
+        by the pile) was for that move, and after the close hands are laid and picked up."""
+        assert self.khmer_table is not None
+        for ev in events:
+            if ev.get("type") in ("play", "steal", "discard") and "player" in ev:
+                self._last_move[ev["player"]] = max(self._last_move.get(ev["player"], -1e9), float(ev["t"]))
+        hold = self.config.restack_hold_s
+        out: list[Event] = []
+        keep = []
+        for zone, card, cover_t, seen_t in self._restacks:
+            if t - seen_t < hold:
+                keep.append((zone, card, cover_t, seen_t))
+                continue
+            owner = zone.split(":", 1)[1]
+            if self.reveals.active or self.khmer_table.collecting or self._last_move.get(owner, -1e9) >= cover_t - hold:
+                continue
+            n = self._khmer_held(zone).count(card)
+            ev, _ = self.khmer_table.change(ZoneChange(zone, seen_t, (), (card,), (card,), (card,) * (n + 1)), seen_t)
+            for e in ev:
+                e.setdefault("meta", {})["restacked"] = True
+            out += ev
+        self._restacks = keep
+        if out:
+            self._last_move.update({e["player"]: float(e["t"]) for e in out if "player" in e})
+        return out
 
     def _khmer_held(self, zone: str) -> list[str]:
         """The cards the Khmer tracker holds in a pile or discard zone."""
