@@ -86,3 +86,16 @@ def test_calibration_roundtrip(tmp_path: Path) -> None:
         lay.set_zone("reveal:Z", [[0, 0], [1, 0], [1, 1]])
     with pytest.raises(LayoutError, match="unknown zone"):
         lay.set_zone("table", [[0, 0], [1, 0], [1, 1]])
+
+
+def test_outside_share_per_zone() -> None:
+    from dataclasses import replace
+
+    lay = load_layout("khmer-2")
+    assert max(lay.outside_share().values()) < 1e-9
+    w, _ = lay.size
+    half_out = ((w - 50.0, 100.0), (w + 50.0, 100.0), (w + 50.0, 200.0), (w - 50.0, 200.0))
+    shares = replace(lay, market=half_out).outside_share()
+    assert abs(shares["market"] - 0.5) < 1e-9
+    gone = ((w + 10.0, 0.0), (w + 60.0, 0.0), (w + 60.0, 50.0))
+    assert replace(lay, market=gone).outside_share()["market"] == 1.0

@@ -69,6 +69,13 @@ def project_layout(layout: Layout, camera: Any) -> Layout:
     return layout_from_dict(d, "<projected>")
 
 
+def sees_table(layout: Layout, max_outside: float = 0.02, max_outside_reveal: float = 0.25) -> bool:
+    """Whether the frame holds every zone of `layout` (image px): at most `max_outside` of
+    each zone's area outside it, `max_outside_reveal` for reveal areas (they run to the
+    table's edge; hands are laid in their inner part)."""
+    return all(v <= (max_outside_reveal if z.startswith("reveal:") else max_outside) for z, v in layout.outside_share().items())
+
+
 class FrameRenderer:
     """Renders frames of one timeline; repeats a static table without re-composing it."""
 
@@ -81,10 +88,22 @@ class FrameRenderer:
         self.size = size
         self.seed = seed
         game = str(tl.header.get("game", ""))
-        rng = np.random.default_rng([seed, sum(ord(c) for c in game)])  # a different room per game
+        room = sum(ord(c) for c in game)
+        rng = np.random.default_rng([seed, room])  # a different room per game
         self.cond = video_conditions(rng)
         self.background = make_surface(self.cond, size, rng)
         self.camera = make_camera(self.cond, size)
+        # A tilted camera zooms in to cover the frame, which can push the table's outer
+        # zones (Khmer discards) out of view: cards laid there would be truth no camera sees.
+        # A referee's camera is set up to see the whole table, so draw another room then (from
+        # its own stream: recordings whose first camera sees everything stay as they were).
+        for attempt in range(1, 40):
+            if tl.layout is None or sees_table(project_layout(tl.layout, self.camera)):
+                break
+            alt = np.random.default_rng([seed, room, attempt])
+            self.cond = video_conditions(alt)
+            self.background = make_surface(self.cond, size, alt)
+            self.camera = make_camera(self.cond, size)
         # Sensor noise is kept modest: the codec then spends its bits on the table, not the
         # noise, and a minute of 720p stays near 2-4 MB.
         self.noise_sigma = float(rng.uniform(0.8, 2.5))

@@ -79,6 +79,12 @@ class Layout:
             out[f"discard:{name}"] = kz.discard
         return out
 
+    def outside_share(self) -> dict[str, float]:
+        """Per zone, the share of its area outside the frame (0: wholly in view). A zone the
+        camera does not see whole loses the cards laid in its hidden part."""
+        w, h = self.size
+        return {name: 1.0 - _area(_clip(poly, w, h)) / a if (a := _area(poly)) > 0 else 0.0 for name, poly in self.zones().items()}
+
     def scaled(self, size: tuple[int, int]) -> Layout:
         """The same layout in another frame size."""
         sx, sy = size[0] / self.size[0], size[1] / self.size[1]
@@ -268,6 +274,35 @@ def ring_layout(players: list[str], size: tuple[int, int] = (1280, 720), khmer: 
                 discard=_box(cx + 0.38 * w, y_row, 0.1 * w, 0.17 * h),
             )
     return Layout(name=f"ring-{n}", size=(w, h), market=market, seats=seats, khmer=kz)
+
+
+def _area(poly: Polygon) -> float:
+    """Shoelace area."""
+    n = len(poly)
+    return abs(sum(poly[i][0] * poly[(i + 1) % n][1] - poly[(i + 1) % n][0] * poly[i][1] for i in range(n))) / 2
+
+
+def _clip(poly: Polygon, w: float, h: float) -> Polygon:
+    """The polygon clipped to the frame [0, w] × [0, h] (Sutherland–Hodgman; zones are convex
+    or nearly so)."""
+    pts = list(poly)
+    for axis, bound, keep_below in ((0, 0.0, False), (0, w, True), (1, 0.0, False), (1, h, True)):
+        if not pts:
+            break
+
+        def inside(p: Point) -> bool:
+            return p[axis] <= bound if keep_below else p[axis] >= bound  # noqa: B023
+
+        out: list[Point] = []
+        for i, cur in enumerate(pts):
+            prev = pts[i - 1]
+            if inside(cur) != inside(prev):
+                k = (bound - prev[axis]) / (cur[axis] - prev[axis])
+                out.append((prev[0] + k * (cur[0] - prev[0]), prev[1] + k * (cur[1] - prev[1])))
+            if inside(cur):
+                out.append(cur)
+        pts = out
+    return tuple(pts)
 
 
 def _box(cx: float, cy: float, w: float, h: float) -> Polygon:
