@@ -461,3 +461,19 @@ def test_khmer_an_arm_over_the_own_discard_while_playing_to_the_row_is_the_play_
     d.wait(3.0)
     ev = [(e["type"], e["player"], e.get("card")) for e in d.events if e["type"] != "deal"]
     assert ev == [("discard", "N", "6D"), ("play", "S", "3H"), ("play", "N", "4S")]
+
+
+def test_a_zone_outside_the_cameras_frame_is_reported_once() -> None:
+    from dataclasses import replace
+
+    lay = load_layout("khmer-2")
+    w, _ = lay.size
+    d0 = lay.khmer["S"].discard
+    shifted = tuple((x + (w - min(p[0] for p in d0)) - 40.0, y) for x, y in d0)  # mostly off the right edge
+    lay = replace(lay, khmer={**lay.khmer, "S": replace(lay.khmer["S"], discard=shifted)})
+    scene = Scene(lay, seed=0)
+    pipe = TablePipeline(lay, TruthReader(scene), {"game": "khmer", "players": ["S", "N"]}, 30.0)
+    d = Driver(pipe, scene)
+    d.wait(0.5)
+    assert [n["type"] for n in d.notices] == ["layout_out_of_view"]
+    assert list(d.notices[0]["zones"]) == ["discard:S"] and "discard:S" in d.notices[0]["message"]

@@ -69,11 +69,9 @@ def project_layout(layout: Layout, camera: Any) -> Layout:
     return layout_from_dict(d, "<projected>")
 
 
-def sees_table(layout: Layout, max_outside: float = 0.02, max_outside_reveal: float = 0.25) -> bool:
-    """Whether the frame holds every zone of `layout` (image px): at most `max_outside` of
-    each zone's area outside it, `max_outside_reveal` for reveal areas (they run to the
-    table's edge; hands are laid in their inner part)."""
-    return all(v <= (max_outside_reveal if z.startswith("reveal:") else max_outside) for z, v in layout.outside_share().items())
+def sees_table(layout: Layout) -> bool:
+    """Whether the frame holds every zone of `layout` (image px; `Layout.out_of_view`)."""
+    return not layout.out_of_view()
 
 
 class FrameRenderer:

@@ -85,6 +85,15 @@ class Layout:
         w, h = self.size
         return {name: 1.0 - _area(_clip(poly, w, h)) / a if (a := _area(poly)) > 0 else 0.0 for name, poly in self.zones().items()}
 
+    def out_of_view(self, max_outside: float = 0.02, max_outside_reveal: float = 0.25) -> dict[str, float]:
+        """Zones the frame does not hold, with the share of each outside it: more than
+        `max_outside`, or `max_outside_reveal` for reveal areas (they run to the table's
+        edge, and hands are laid in their inner part)."""
+        return {
+            z: round(v, 3) for z, v in self.outside_share().items()
+            if v > (max_outside_reveal if z.startswith("reveal:") else max_outside)
+        }
+
     def scaled(self, size: tuple[int, int]) -> Layout:
         """The same layout in another frame size."""
         sx, sy = size[0] / self.size[0], size[1] / self.size[1]

@@ -227,6 +227,7 @@ class TablePipeline:
         if self._masks is None or self._masks.size != frame.size:
             self._masks = ZoneMasks(self.layout, frame.size, self.config.motion.scale)
             self._gate = MotionGate(self._masks, self.config.motion, self.fps)
+            self._queued_notices += _out_of_view_notice(self._masks.layout, t)
         gate = self._gate
         assert gate is not None
         motion = gate.update(frame.image)
@@ -595,6 +596,18 @@ def _market_config(header: dict[str, Any], stale_after_s: float, stale_reset_min
         decks=decks,
         stale_reset_min_new=stale_reset_min_new,
     )
+
+
+def _out_of_view_notice(layout: Layout, t: float) -> list[Event]:
+    """A notice naming the zones the camera's frame does not hold (cards laid in their hidden
+    part cannot be read): the layout or the camera needs moving."""
+    out = layout.out_of_view()
+    if not out:
+        return []
+    names = ", ".join(f"{z} ({v:.0%} outside)" for z, v in out.items())
+    return [{"type": "layout_out_of_view", "zones": out, "t": round(t, 3),
+             "message": f"Part of the table is outside the camera's view: {names}. Move the camera "
+                        "or recalibrate the layout so every zone is in the picture."}]  # fmt: skip
 
 
 def _merge_rois(rois: list[tuple[int, int, int, int]]) -> list[tuple[int, int, int, int]]:
