@@ -323,21 +323,25 @@ def test_a_hand_laid_over_the_reveal_areas_edge_is_read_once_still(still_s: floa
         assert reveals[0]["t"] - laid < 0.8
 
 
-def _khmer_setup():
+def _lay(scene: Scene, d: Driver, zone: str, card: str, seat: str, settle_s: float = 0.8) -> None:
+    """`seat`'s arm lays `card` on `zone` (stacked exactly on any card there) and leaves."""
     from tracker_scene import Placed
 
+    box = scene.slots(zone, 1)[0]
+    target = ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2)
+    d.arm(seat, target)
+    scene.cards.append(Placed(card, box))
+    d.wait(0.2)
+    d.arm(seat, target, back=True)
+    d.wait(settle_s)
+
+
+def _khmer_setup():
     header = {"game": "khmer", "players": ["S", "N"]}
     scene, _, pipe, d = setup(header=header, layout="khmer-2")
 
     def lay(zone: str, card: str, seat: str) -> None:
-        """`seat`'s arm lays `card` on `zone` (stacked exactly on any card there) and leaves."""
-        box = scene.slots(zone, 1)[0]
-        target = ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2)
-        d.arm(seat, target)
-        scene.cards.append(Placed(card, box))
-        d.wait(0.2)
-        d.arm(seat, target, back=True)
-        d.wait(0.8)
+        _lay(scene, d, zone, card, seat)
 
     return scene, pipe, d, lay
 
@@ -421,21 +425,14 @@ class _Phantom(TruthReader):
 def test_khmer_a_card_read_on_a_still_row_needs_more_reads(reads: int, played: bool) -> None:
     """No arm came near N's row: a phantom 4S read beside the 4S on a few reads is no play;
     one read on and on is taken in the end (the gate may have missed an arm)."""
-    from tracker_scene import Placed
-
     lay = load_layout("khmer-2")
     scene = Scene(lay, seed=0)
     reader = _Phantom(scene, "4S", "4S", 9, 9 + reads - 1)  # from the 9th read: the row has settled
     pipe = TablePipeline(lay, reader, {"game": "khmer", "players": ["S", "N"]}, 30.0)
     d = Driver(pipe, scene)
     d.wait(0.3)
-    box = scene.slots("row:N", 1)[0]
-    target = ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2)
-    d.arm("N", target)
-    scene.cards.append(Placed("4S", box))
-    d.wait(0.2)
-    d.arm("N", target, back=True)
-    d.wait(12.0)  # a still zone is read once a second, and every frame while a change is pending
+    # a still zone is read once a second, and every frame while a change is pending
+    _lay(scene, d, "row:N", "4S", "N", settle_s=12.0)
     plays = [e["card"] for e in d.events if e["type"] == "play"]
     assert plays == (["4S", "4S"] if played else ["4S"])
 
@@ -443,8 +440,6 @@ def test_khmer_a_card_read_on_a_still_row_needs_more_reads(reads: int, played: b
 def test_khmer_an_arm_over_the_own_discard_while_playing_to_the_row_is_the_play_only() -> None:
     # a Khmer turn is one action: N's arm passing over N's own discard on the way to N's
     # row is that play's arm, not a second 6D laid on the 6D
-    from tracker_scene import Placed
-
     scene, pipe, d, lay = _khmer_setup()
     d.wait(0.5)
     lay("discard:N", "6D", "N")
@@ -452,13 +447,7 @@ def test_khmer_an_arm_over_the_own_discard_while_playing_to_the_row_is_the_play_
     box = scene.slots("discard:N", 1)[0]
     d.arm("N", ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2))
     d.arm("N", ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2), back=True)
-    row = scene.slots("row:N", 1)[0]
-    target = ((row[0] + row[2]) / 2, (row[1] + row[3]) / 2)
-    d.arm("N", target)
-    scene.cards.append(Placed("4S", row))
-    d.wait(0.2)
-    d.arm("N", target, back=True)
-    d.wait(3.0)
+    _lay(scene, d, "row:N", "4S", "N", settle_s=3.0)
     ev = [(e["type"], e["player"], e.get("card")) for e in d.events if e["type"] != "deal"]
     assert ev == [("discard", "N", "6D"), ("play", "S", "3H"), ("play", "N", "4S")]
 
