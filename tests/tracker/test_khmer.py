@@ -86,3 +86,14 @@ def test_a_lower_card_seen_again_beside_the_top_or_a_misread_corrected_is_not_ne
     fix = ZoneChange("discard:S", 11.0, ("6S",), ("6H",), ("6S",), ("6H",), corrections=(("6S", "6H"),))
     assert feed(kt, fix) == []
     assert kt.discards["S"] == ["6H", "6S"]
+
+
+def test_a_restack_is_the_zones_move_and_nothing_while_collecting() -> None:
+    kt = KhmerTracker(["S", "N"])
+    feed(kt, change("discard:N", 1.0, [], ["6D"]))
+    assert kt.restacked("discard:N", "6D", 5.0) == [
+        {"type": "discard", "player": "N", "card": "6D", "t": 5.0, "meta": {"restacked": True}}
+    ]
+    assert kt.discards["N"] == ["6D", "6D"]
+    kt.collecting = True
+    assert kt.restacked("discard:N", "6D", 9.0) == [] and kt.discards["N"] == ["6D", "6D"]

@@ -101,38 +101,57 @@ class KhmerTracker:
         events: list[Event] = []
         pile = self.piles.setdefault(player, [])
         for card in ch.added:
-            if not _laid_on_stack(pile, ch, card):
-                continue  # uncovered again, not new
-            pile.append(card)
-            victim = next((o for _, o, c in self._orphans if c == card and o != player), None)
-            if victim is not None:
-                self._orphans = [x for x in self._orphans if not (x[1] == victim and x[2] == card)][:]
-            else:
-                victim = next((p for p in self.players if p != player and card in self.rows.get(p, [])), None)
-                if victim is not None:
-                    self._expected_removals[(victim, card)] += 1
-            if victim is not None and card in self.rows.get(victim, []):
-                self.rows[victim].remove(card)
-                if self.hidden.get(victim, Counter())[card] > 0:  # taken while unread
-                    self.hidden[victim][card] -= 1
-                    self._expected_removals[(victim, card)] -= 1  # it will not leave the read
-            events.append({"type": "steal", "player": player, "t": t, "meta": {"card": card}})
+            if _laid_on_stack(pile, ch, card):  # else uncovered again, not new
+                events.append(self._stolen(player, card, t))
         return events, []
+
+    def _stolen(self, player: str, card: str, t: float) -> Event:
+        """`card` laid on `player`'s pile: taken from the opponent's row."""
+        self.piles.setdefault(player, []).append(card)
+        victim = next((o for _, o, c in self._orphans if c == card and o != player), None)
+        if victim is not None:
+            self._orphans = [x for x in self._orphans if not (x[1] == victim and x[2] == card)][:]
+        else:
+            victim = next((p for p in self.players if p != player and card in self.rows.get(p, [])), None)
+            if victim is not None:
+                self._expected_removals[(victim, card)] += 1
+        if victim is not None and card in self.rows.get(victim, []):
+            self.rows[victim].remove(card)
+            if self.hidden.get(victim, Counter())[card] > 0:  # taken while unread
+                self.hidden[victim][card] -= 1
+                self._expected_removals[(victim, card)] -= 1  # it will not leave the read
+        return {"type": "steal", "player": player, "t": t, "meta": {"card": card}}
 
     def _discard(self, player: str, ch: ZoneChange, t: float) -> tuple[list[Event], list[Event]]:
         events: list[Event] = []
         notices: list[Event] = []
         pile = self.discards.setdefault(player, [])
         for card in ch.added:
-            if not _laid_on_stack(pile, ch, card):
-                continue
-            pile.append(card)
-            value = _value(card)
-            events.append({"type": "discard", "player": player, "card": card, "t": t})
-            if value != 6:
-                notices.append({"type": "anomaly", "kind": "not_a_six", "card": card, "t": t,
-                                "message": f"{player} discarded {card}; only a 6 may be discarded"})  # fmt: skip
+            if _laid_on_stack(pile, ch, card):
+                ev, no = self._discarded(player, card, t)
+                events.append(ev)
+                notices += no
         return events, notices
+
+    def _discarded(self, player: str, card: str, t: float) -> tuple[Event, list[Event]]:
+        """`card` laid on `player`'s discard pile."""
+        self.discards.setdefault(player, []).append(card)
+        notices = []
+        if _value(card) != 6:
+            notices.append({"type": "anomaly", "kind": "not_a_six", "card": card, "t": t,
+                            "message": f"{player} discarded {card}; only a 6 may be discarded"})  # fmt: skip
+        return {"type": "discard", "player": player, "card": card, "t": t}, notices
+
+    def restacked(self, zone: str, card: str, t: float) -> list[Event]:
+        """Another copy of `card` laid on the pile or discard `zone` over its identical top,
+        which the camera sees only by the owner's arm (`TrackerConfig.restack_same_top`): the
+        steal or discard, flagged `meta.restacked`. Nothing while collecting."""
+        kind, _, player = zone.partition(":")
+        if self.collecting or kind not in ("pile", "discard"):
+            return []
+        ev = self._stolen(player, card, t) if kind == "pile" else self._discarded(player, card, t)[0]
+        ev.setdefault("meta", {})["restacked"] = True
+        return [ev]
 
     # ---- totals ----------------------------------------------------------------------
     def totals(self, hands: dict[str, list[Any]]) -> dict[str, Any]:

@@ -56,6 +56,8 @@ class MotionGate:
         self._refs: dict[str, np.ndarray] = {}
         self.small: np.ndarray | None = None
         self.diff_bg: np.ndarray | None = None
+        # (the diff_bg they were found in, count, labels): connected blobs, for arm_origin
+        self._blobs: tuple[np.ndarray, int, np.ndarray] | None = None
         self.moving: np.ndarray | None = None
         k = cv2.getStructuringElement(cv2.MORPH_RECT, (2 * self.cfg.ring_px + 1, 2 * self.cfg.ring_px + 1))
         self._open = cv2.getStructuringElement(cv2.MORPH_RECT, (3, 3))
@@ -170,8 +172,9 @@ class MotionGate:
 
         if self.diff_bg is None:
             return None
-        mask = self.diff_bg.astype(np.uint8)
-        n, labels = cv2.connectedComponents(mask, connectivity=8)
+        if self._blobs is None or self._blobs[0] is not self.diff_bg:  # once a frame, for every zone
+            self._blobs = (self.diff_bg, *cv2.connectedComponents(self.diff_bg.astype(np.uint8), connectivity=8))
+        _, n, labels = self._blobs
         if n <= 1:
             return None
         ring_labels = labels.ravel()[self._ring_px[zone]]

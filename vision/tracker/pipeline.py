@@ -246,13 +246,15 @@ class TablePipeline:
                 run.covered_frames += 1
                 if filt is not None:
                     filt.hold(gate.moved_over)
-                if zone == "market" or self._is_stack(zone):
-                    if zone == "market":
-                        self.market.activity(t)
-                    if run.covered_frames % 2 == 1:
-                        o = gate.arm_origin(zone)
-                        if o is not None:
-                            run.origins.append(o)
+                if zone == "market":
+                    self.market.activity(t)
+                # where the arm comes from: the market names a swap's seat; a Khmer stack needs
+                # its owner's arm for a same-card restack
+                wants_origin = zone == "market" or (self._is_stack(zone) and self.config.restack_same_top)
+                if wants_origin and run.covered_frames % 2 == 1:
+                    o = gate.arm_origin(zone)
+                    if o is not None:
+                        run.origins.append(o)
                 continue
             run.still += 1
             if run.still < self._settle:
@@ -449,24 +451,13 @@ class TablePipeline:
                 keep.append((zone, card, cover_t, seen_t))
                 continue
             owner = zone.split(":", 1)[1]
-            if self.reveals.active or self.khmer_table.collecting or self._last_move.get(owner, -1e9) >= cover_t - hold:
+            if self.reveals.active or self._last_move.get(owner, -1e9) >= cover_t - hold:  # (nothing is laid while collecting)
                 continue
-            n = self._khmer_held(zone).count(card)
-            ev, _ = self.khmer_table.change(ZoneChange(zone, seen_t, (), (card,), (card,), (card,) * (n + 1)), seen_t)
-            for e in ev:
-                e.setdefault("meta", {})["restacked"] = True
-            out += ev
+            out += self.khmer_table.restacked(zone, card, seen_t)
         self._restacks = keep
         if out:
             self._last_move.update({e["player"]: float(e["t"]) for e in out if "player" in e})
         return out
-
-    def _khmer_held(self, zone: str) -> list[str]:
-        """The cards the Khmer tracker holds in a pile or discard zone."""
-        assert self.khmer_table is not None
-        kind, _, player = zone.partition(":")
-        held = self.khmer_table.piles if kind == "pile" else self.khmer_table.discards
-        return held.get(player, [])
 
     def _khmer_deal(self, t: float) -> Event:
         self._await_deal = False
