@@ -29,6 +29,11 @@ TEMPLATES: dict[str, tuple[str, str, str]] = {
         "Correction : la carte de la table lue {was} est {now}.",
         "Corrección: la carta del mercado leída como {was} es {now}.",
     ),
+    "row_corrected": (
+        "Correction: the card in {player}'s row read as {was} is {now}.",
+        "Correction : la carte de la rangée de {player} lue {was} est {now}.",
+        "Corrección: la carta de la fila de {player} leída como {was} es {now}.",
+    ),
     "reshuffle": (
         "Reserve empty: discard pile reshuffled.",
         "Talon épuisé : la défausse est remélangée.",

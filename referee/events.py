@@ -83,12 +83,14 @@ class Swap(_Base):
 
 @dataclass(frozen=True, kw_only=True)
 class Correct(_Base):
-    """The camera corrects its own reading of a market card: ``was`` was never there, ``now``
-    has been all along. Nobody touched the market, so this is not a swap (vision only)."""
+    """The camera corrects its own reading of a card nobody touched: ``was`` was never
+    there, ``now`` has been all along; not a move (vision only). Kemps/Kem's: a market card.
+    Khmer: the most recent ``was`` in ``player``'s row."""
 
     type: ClassVar[str] = "correct"
     was: str
     now: str
+    player: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True)

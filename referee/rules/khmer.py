@@ -185,7 +185,7 @@ class KhmerGame(Reducer):
         handler = {
             ev.Deal: self._deal, ev.Play: self._play, ev.Steal: self._steal,
             ev.Discard: self._discard, ev.Close: self._close, ev.Fold: self._fold,
-            ev.Reveal: self._reveal, ev.NewHand: self._new_hand,
+            ev.Reveal: self._reveal, ev.NewHand: self._new_hand, ev.Correct: self._correct,
         }.get(type(e))
         if handler is None:
             raise Illegal(RejectCode.WRONG_GAME, f"{e.type} is not a Khmer event")
@@ -307,6 +307,31 @@ class KhmerGame(Reducer):
         step.set(out=step.state.out + (6,),
                  fresh=tuple(p for p in step.state.fresh if p != e.player))
         self._end_turn(step, e.player)
+
+    def _correct(self, step: _Step, e: ev.Correct) -> None:
+        """The camera misread a card of ``player``'s row: its most recent ``was`` is ``now``.
+        Not a move: the turn stays. The hand it came from held ``now``, not ``was``."""
+        s = step.state
+        if s.phase not in ("play", "reveal"):
+            raise Illegal(RejectCode.WRONG_PHASE, "correct: no cards in play")
+        p = e.player
+        if p not in self.players:
+            raise Illegal(RejectCode.UNKNOWN_PLAYER, f"correct: {p!r} is not a player (a Khmer correction names the row's player)")
+        was, now = _value(e.was, "correct"), _value(e.now, "correct")
+        row = list(s.row(p))
+        if was not in row:
+            raise Illegal(RejectCode.ILLEGAL_CARD, f"correct: {p}'s row holds no {was}")
+        if was == now:
+            return  # the same value in another suit: nothing the rules see changes
+        h = s.hand(p)
+        known = list(h.known)
+        if now in known:
+            known[known.index(now)] = was  # the hand kept the `was` it was thought to have played
+        elif h.complete:
+            raise Illegal(RejectCode.NOT_IN_HAND, f"correct: {p} held no {now} to play (held {sorted(h.known)})")
+        row[len(row) - 1 - row[::-1].index(was)] = now
+        step.set(rows=_set(s.rows, p, tuple(row)), hands=_set(s.hands, p, KHand(tuple(known), h.size)))
+        step.say("row_corrected", player=p, was=e.was, now=e.now)
 
     def _fold(self, step: _Step, e: ev.Fold) -> None:
         s = step.state

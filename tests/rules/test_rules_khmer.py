@@ -231,3 +231,28 @@ def test_known_hands_close_resolves_at_once_and_view():
     r = game.apply(state, act("close", "S"))
     assert r.results[-1]["winner"] is None  # 18 and 21 over a table of 3
     assert game.awaiting(r.state) == {"kind": "deal", "first": "N"}
+
+
+def test_a_correction_renames_a_row_card_without_taking_a_turn():
+    # hands unknown (the camera's game): N's 4 was a misread 1
+    game, state, _, _ = play(header("khmer"), [{"type": "deal"}, act("play", "N", "4S"), act("play", "S", 2)])
+    r = game.apply(state, {"type": "correct", "player": "N", "was": "4S", "now": "AS"})
+    assert r.state.row("N") == (1,) and r.state.turn == "N"
+    assert [a.key for a in r.announcements] == ["row_corrected"]
+    # another suit of the same value changes nothing the rules see
+    same = game.apply(r.state, {"type": "correct", "player": "N", "was": "AS", "now": "AC"})
+    assert same.state.row("N") == (1,) and same.announcements == []
+    assert rejected(game, state, {"type": "correct", "player": "N", "was": "5S", "now": "AS"}).code == RejectCode.ILLEGAL_CARD
+    assert rejected(game, state, {"type": "correct", "was": "4S", "now": "AS"}).code == RejectCode.UNKNOWN_PLAYER
+
+
+def test_a_correction_gives_a_known_hand_back_the_card_it_did_not_play():
+    game, state = _started(n=(1, 2, 3, 4, 5, 6))
+    state = game.apply(state, act("play", "N", 4)).state
+    assert sorted(state.hand("N").known) == [1, 2, 3, 5, 6]
+    state = game.apply(state, {"type": "correct", "player": "N", "was": "4S", "now": "3S"}).state
+    assert state.row("N") == (3,) and sorted(state.hand("N").known) == [1, 2, 4, 5, 6]
+    # a known hand cannot have played a card it never held: N's 1, 2, 4, 5, 6 hold no second 3
+    s2 = game.apply(state, act("play", "S", 1)).state
+    s2 = game.apply(s2, act("play", "N", 6)).state
+    assert rejected(game, s2, {"type": "correct", "player": "N", "was": "6S", "now": "3S"}).code == RejectCode.NOT_IN_HAND

@@ -405,3 +405,29 @@ def test_a_swap_is_still_seen_beside_a_trimmed_fifth_card() -> None:
     done = [c for c in changes if c is not None]
     assert len(done) == 1 and done[0].removed == ("4H",) and done[0].added == ("9S",)
     assert sorted(f.cards) == sorted(after)
+
+
+def _row_read(f: ZoneFilter, cards: list[str], xs: list[float], t: float):
+    b = np.array([[x, 0, x + 60, 90] for x in xs], np.float32)
+    return f.update(cards, np.full(len(cards), 0.9, np.float32), b, t)
+
+
+def _row_change(f: ZoneFilter, cards: list[str], xs: list[float], t0: float):
+    """A new episode (an arm left), then reads until a change is committed."""
+    f.new_episode()
+    changes = [_row_read(f, cards, xs, t0 + i * 0.1) for i in range(12)]
+    return next(c for c in changes if c is not None)
+
+
+@pytest.mark.parametrize("rename_iou", [0.5, None])
+def test_a_card_read_under_another_name_in_its_place_is_renamed_not_moved(rename_iou: float | None) -> None:
+    # a Khmer row: 4S, then AS laid 45 px further on; after an arm the AS reads AC
+    f = ZoneFilter("row:N", FilterConfig(rename_iou=rename_iou))
+    assert _row_change(f, ["4S"], [0], 0.0).added == ("4S",)
+    assert _row_change(f, ["4S", "AS"], [0, 45], 1.0).renamed == ()
+    ch = _row_change(f, ["4S", "AC"], [0, 47], 2.0)
+    assert (ch.removed, ch.added) == (("AS",), ("AC",))
+    assert ch.renamed == ((("AS", "AC"),) if rename_iou else ())
+    # the next play lays a card beside them, never in their place: not a rename
+    ch = _row_change(f, ["4S", "AC", "3D"], [0, 47, 92], 3.0)
+    assert ch.added == ("3D",) and ch.renamed == ()

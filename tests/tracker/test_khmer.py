@@ -97,3 +97,18 @@ def test_a_restack_is_the_zones_move_and_nothing_while_collecting() -> None:
     assert kt.discards["N"] == ["6D", "6D"]
     kt.collecting = True
     assert kt.restacked("discard:N", "6D", 9.0) == [] and kt.discards["N"] == ["6D", "6D"]
+
+
+def test_a_row_card_renamed_in_place_is_no_play_and_a_new_value_is_corrected() -> None:
+    kt = KhmerTracker(["S", "N"])
+    feed(kt, change("row:N", 1.0, [], ["4S"]))
+    feed(kt, change("row:N", 5.0, ["4S"], ["4S", "AS"]))
+    # AS read AC in its place: the suit alone, nothing for the referee
+    ev, no = kt.change(ZoneChange("row:N", 6.0, ("AS",), ("AC",), ("4S", "AS"), ("4S", "AC"), renamed=(("AS", "AC"),)), 6.0)
+    assert ev == [] and [n["type"] for n in no] == ["misread_corrected"] and kt.rows["N"] == ["4S", "AC"]
+    # AC renamed 2C while the next card comes in: a correct event for the value, a play for the new card
+    ch = ZoneChange("row:N", 9.0, ("AC",), ("3D", "2C"), ("4S", "AC"), ("4S", "2C", "3D"), renamed=(("AC", "2C"),))
+    ev, _ = kt.change(ch, 9.0)
+    assert ev == [{"type": "correct", "player": "N", "was": "AC", "now": "2C", "t": 9.0},
+                  {"type": "play", "player": "N", "card": "3D", "t": 9.0}]
+    assert kt.rows["N"] == ["4S", "2C", "3D"] and kt._orphans == []

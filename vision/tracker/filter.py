@@ -89,6 +89,11 @@ class FilterConfig:
     # reader, and mixed under the oracle's noise model (see datasets/README.md). The
     # pipeline's Khmer zones use 8 (`TrackerConfig.zone_filter`).
     quiet_confirm: int | None = None
+    # A removed card whose box an added card's box overlaps by at least this IoU is that
+    # card under another name, misread before or now (`ZoneChange.renamed`). Only for zones
+    # where a new card is never laid in an old card's place: the pipeline sets it for Khmer
+    # rows, which grow at their end (a market swap is in place). None (default): off.
+    rename_iou: float | None = None
     # Patch correlation at or above which a stable card's place is unchanged (development
     # recordings: a swapped place ≤ 0.55, an unchanged one ≥ 0.88, lighting steps included).
     # None (default): off. It helps against the oracle's noise model but hurts the shipped
@@ -157,6 +162,10 @@ class ZoneChange:
     # zone since it was committed: the same physical card, misread then; not a move. Set only
     # when the whole change is such corrections.
     corrections: tuple[tuple[str, str], ...] = ()
+    # (was, now) per removed card that an added card took the place of, in a zone where new
+    # cards are never laid in place (`FilterConfig.rename_iou`): the same card misread. The
+    # other removed and added cards are moves.
+    renamed: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass
@@ -634,6 +643,7 @@ class ZoneFilter:
                 corrections = tuple((str(w), n) for w, n in flips)
             for sp in self._spots:
                 sp.committed = sp.identity
+        renamed = _renamed(removed, added, old, new, self.config.rename_iou) if self.config.rename_iou is not None else ()
 
         def centre(b: tuple[float, float, float, float]) -> tuple[float, float]:
             return ((b[0] + b[2]) / 2, (b[1] + b[3]) / 2)
@@ -648,7 +658,26 @@ class ZoneFilter:
             removed_at=tuple(centre(old[k].box) for k in removed),
             added_at=tuple(centre(new[k].box) for k in added),
             corrections=corrections,
+            renamed=renamed,
         )
+
+
+def _renamed(removed: list[Key], added: list[Key], old: dict[Key, _Card], new: dict[Key, _Card],
+             min_iou: float) -> tuple[tuple[str, str], ...]:
+    """(was, now) per removed card that an added card lies in the place of (IoU ≥ `min_iou`,
+    best overlaps paired first)."""
+    if not removed or not added:
+        return ()
+    pairs = sorted(((box_iou(old[r].box, new[a].box), r, a) for r in removed for a in added), key=lambda x: -x[0])
+    used_r: set[Key] = set()
+    used_a: set[Key] = set()
+    out = []
+    for iou, r, a in pairs:
+        if iou >= min_iou and r not in used_r and a not in used_a:
+            used_r.add(r)
+            used_a.add(a)
+            out.append((r[0], a[0]))
+    return tuple(out)
 
 
 _MIN_PATCH_FRAC = 0.008  # smallest patch side, as a share of the image height (6 px at 720p)

@@ -9,6 +9,10 @@ was covered, never that it left; what they hold is followed from the events.
 - a card appearing on `pile:Q` (it left the opponent's row) → `steal {player: Q}`; the
   matching row removal, before or after, is consumed silently;
 - a card appearing on `discard:P` → `discard {player: P, card: value}`;
+- a change that only corrects misread identities (`ZoneChange.corrections`: the same card,
+  no arm near since it was committed) is no move: a `misread_corrected` notice, and in a row
+  the card is renamed, with `correct {player, was, now}` for the referee when the value
+  changed (the suit alone does not matter to the rules);
 - a row card that vanishes with no pile gain within `pair_s` → an anomaly notice, and the
   card is kept in the row as hidden: a card laid over it can hide its index, and when it
   shows again (the card over it stolen) it is the same card, not a new play. A hidden card
@@ -18,7 +22,7 @@ was covered, never that it left; what they hold is followed from the events.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from referee.cards import khmer_value
@@ -49,6 +53,17 @@ class KhmerTracker:
         t = round(t_event, 3)
         if self.collecting:
             return [], []
+        if ch.corrections:
+            return self._corrected(kind, player, ch.corrections, ch.zone, t)
+        events: list[Event] = []
+        notices: list[Event] = []
+        if ch.renamed:
+            events, notices = self._corrected(kind, player, ch.renamed, ch.zone, t)
+            ch = _without(ch, ch.renamed)
+        ev, no = self._move(kind, player, ch, t)
+        return events + ev, notices + no
+
+    def _move(self, kind: str, player: str, ch: ZoneChange, t: float) -> tuple[list[Event], list[Event]]:
         if kind == "row":
             return self._row(player, ch, t)
         if kind == "pile":
@@ -72,6 +87,24 @@ class KhmerTracker:
         return out
 
     # ---- zones -----------------------------------------------------------------------
+    def _corrected(self, kind: str, player: str, pairs: tuple[tuple[str, str], ...], zone: str,
+                   t: float) -> tuple[list[Event], list[Event]]:
+        """Cards nobody moved, renamed (an AS read AC a moment after it was laid): no play,
+        steal or discard. A stack keeps what was laid on it (only its top shows:
+        `_laid_on_stack` compares with what shows)."""
+        events: list[Event] = []
+        notices: list[Event] = []
+        row = self.rows.setdefault(player, []) if kind == "row" else None
+        for was, now in pairs:
+            notices.append({"type": "misread_corrected", "zone": zone, "was": was, "now": now, "t": t,
+                            "message": f"{was} in {zone} was a misread of {now} (the same card)"})  # fmt: skip
+            if row is None or was not in row:
+                continue
+            row[len(row) - 1 - row[::-1].index(was)] = now
+            if _value(was) != _value(now):
+                events.append({"type": "correct", "player": player, "was": was, "now": now, "t": t})
+        return events, notices
+
     def _row(self, player: str, ch: ZoneChange, t: float) -> tuple[list[Event], list[Event]]:
         events: list[Event] = []
         notices: list[Event] = []
@@ -176,6 +209,25 @@ def _laid_on_stack(held: list[str], ch: ZoneChange, card: str) -> bool:
     if ch.removed and not ch.corrections:
         return True
     return Counter(held)[card] < Counter(ch.after)[card]
+
+
+def _without(ch: ZoneChange, pairs: tuple[tuple[str, str], ...]) -> ZoneChange:
+    """`ch` less the renamed cards: what moved."""
+    rm, ad = _indices(ch.removed, [w for w, _ in pairs]), _indices(ch.added, [n for _, n in pairs])
+
+    def keep(xs: tuple[Any, ...], drop: list[int]) -> tuple[Any, ...]:
+        return tuple(x for i, x in enumerate(xs) if i not in drop)
+
+    return replace(ch, removed=keep(ch.removed, rm), added=keep(ch.added, ad), renamed=(),
+                   removed_at=keep(ch.removed_at, rm), added_at=keep(ch.added_at, ad))
+
+
+def _indices(cards: tuple[str, ...], wanted: list[str]) -> list[int]:
+    """Index in `cards` of each of `wanted` (a card twice: two indices)."""
+    out: list[int] = []
+    for c in wanted:
+        out.append(next(i for i, x in enumerate(cards) if x == c and i not in out))
+    return out
 
 
 def _value(card: Any) -> int:

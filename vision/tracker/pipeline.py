@@ -79,6 +79,11 @@ class TrackerConfig:
     # AH laid over a 4S), which made a play that never happened and derailed the deal.
     # Measured on Khmer recordings (datasets/README.md, "Khmer twins, collection and quiet rows").
     zone_filter: FilterConfig = field(default_factory=lambda: FilterConfig(quiet_confirm=8))
+    # A Khmer row grows at its end: a change that puts another name on a card where a card
+    # already lay (index boxes overlapping by this IoU) is that card misread, not a play
+    # (`FilterConfig.rename_iou`; an AS laid, then read AC for a few frames, had made a
+    # second play). The rows' cascade overlaps neighbours far less. None: off.
+    row_rename_iou: float | None = 0.5
     motion: MotionConfig = field(default_factory=MotionConfig)
     reveal: RevealConfig = field(default_factory=RevealConfig)
     # A reveal area in which nothing has moved for this long is read even while its border
@@ -162,7 +167,8 @@ class TablePipeline:
         else:
             for p in self.players:
                 for kind in ("row", "pile", "discard"):
-                    self.filters[f"{kind}:{p}"] = ZoneFilter(f"{kind}:{p}", cfg.zone_filter)
+                    zcfg = replace(cfg.zone_filter, rename_iou=cfg.row_rename_iou) if kind == "row" else cfg.zone_filter
+                    self.filters[f"{kind}:{p}"] = ZoneFilter(f"{kind}:{p}", zcfg)
         self.market = MarketTracker(_market_config(header, cfg.stale_after_s, cfg.stale_reset_min_new))
         self.khmer_table = KhmerTracker(self.players) if self.khmer else None
         self.reveals = RevealReader(cfg.reveal, khmer=False)
