@@ -431,3 +431,16 @@ def test_a_card_read_under_another_name_in_its_place_is_renamed_not_moved(rename
     # the next play lays a card beside them, never in their place: not a rename
     ch = _row_change(f, ["4S", "AC", "3D"], [0, 47, 92], 3.0)
     assert ch.added == ("3D",) and ch.renamed == ()
+
+
+@pytest.mark.parametrize("rename_iou", [0.5, None])
+def test_a_second_name_read_in_a_stable_cards_place_is_dropped(rename_iou: float | None) -> None:
+    # khmer-7103: the 6C is read at its place, and in the same reads an AS overlapping it
+    # (IoU 0.6); the 4H laid beside it is the only new card
+    f = ZoneFilter("row:S", FilterConfig(rename_iou=rename_iou))
+    assert _row_change(f, ["6C"], [0], 0.0).added == ("6C",)
+    f.new_episode()
+    b = np.array([[0, 0, 69, 100], [-7, 10, 52, 96], [44, 1, 117, 104]], np.float32)
+    changes = [f.update(["6C", "AS", "4H"], np.array([0.9, 0.95, 0.9], np.float32), b, 1 + i * 0.1) for i in range(12)]
+    added = [sorted(c.added) for c in changes if c is not None]
+    assert added == ([["4H"]] if rename_iou else [["4H", "AS"]])

@@ -89,10 +89,12 @@ class FilterConfig:
     # reader, and mixed under the oracle's noise model (see datasets/README.md). The
     # pipeline's Khmer zones use 8 (`TrackerConfig.zone_filter`).
     quiet_confirm: int | None = None
-    # A removed card whose box an added card's box overlaps by at least this IoU is that
-    # card under another name, misread before or now (`ZoneChange.renamed`). Only for zones
-    # where a new card is never laid in an old card's place: the pipeline sets it for Khmer
-    # rows, which grow at their end (a market swap is in place). None (default): off.
+    # Cards in one place are one card, in zones where a new card is never laid in an old
+    # card's place (the pipeline sets it for Khmer rows, which grow at their end; a market
+    # swap is in place): a removed card whose box an added card's box overlaps by at least
+    # this IoU is that card under another name (`ZoneChange.renamed`), and a card read in
+    # the place of a stable card the same read sees there under its own name is dropped
+    # from that read. None (default): off.
     rename_iou: float | None = None
     # Patch correlation at or above which a stable card's place is unchanged (development
     # recordings: a swapped place ≤ 0.55, an unchanged one ≥ 0.88, lighting steps included).
@@ -293,6 +295,13 @@ class ZoneFilter:
         the deck prior; None: each read's card alone."""
         self.occluded = False
         self._image = image
+        if self.config.rename_iou is not None and self.stable and len(cards) > 1:
+            keep = self._one_per_place(list(cards), np.asarray(boxes, np.float32).reshape(-1, 4), self.config.rename_iou)
+            if len(keep) < len(cards):
+                cards = [cards[i] for i in keep]
+                confidence = np.asarray(confidence, np.float32)[keep]
+                boxes = np.asarray(boxes, np.float32).reshape(-1, 4)[keep]
+                candidates = [candidates[i] for i in keep] if candidates else candidates
         if image is not None and self.stable and _holding(self.config):
             cards, confidence, boxes = self._anchor(image, list(cards), np.asarray(confidence, np.float32), np.asarray(boxes, np.float32).reshape(-1, 4))
             candidates = None  # the anchored read's cards no longer line up with the reader's
@@ -504,6 +513,17 @@ class ZoneFilter:
             if (key in self.stable and share > self.config.leave) or share >= self.config.enter:
                 out.add(key)
         return frozenset(out)
+
+    def _one_per_place(self, cards: list[str], boxes: np.ndarray, min_iou: float) -> list[int]:
+        """Indices of the read's cards to keep: a card read in the place of a stable card
+        that this read also sees there, under its own name, is a second reading of that
+        one physical card (a card laid in its place would hide it), and is dropped."""
+        drop: set[int] = set()
+        for c in self.stable.values():
+            here = [i for i in range(len(cards)) if box_iou(tuple(map(float, boxes[i])), c.box) >= min_iou]
+            if any(cards[i] == c.card for i in here):
+                drop.update(i for i in here if cards[i] != c.card)
+        return [i for i in range(len(cards)) if i not in drop]
 
     def _trimmed(self, voted: frozenset[Key]) -> frozenset[Key]:
         """`voted` cut to the largest allowed size, keeping its best-supported cards."""
