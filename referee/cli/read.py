@@ -57,7 +57,16 @@ def run(args: argparse.Namespace) -> int:
             else:
                 print(f"referee read: error: {path}: {msg}", file=sys.stderr, flush=True)
             continue
-        det = reader.read(image, two_decks=args.two_decks, multiscale=not args.camera_scale)
+        try:
+            det = reader.read(image, two_decks=args.two_decks, multiscale=not args.camera_scale)
+        except Exception as exc:  # one image the reader chokes on must not stop the others
+            failed += 1
+            msg = f"reading failed ({type(exc).__name__}: {str(exc).strip().splitlines()[-1] if str(exc).strip() else ''})"
+            if args.json:
+                print(json.dumps({"image": path, "error": msg}), flush=True)
+            else:
+                print(f"referee read: error: {path}: {msg}", file=sys.stderr, flush=True)
+            continue
         det = det.within_deck(allowed)
         if args.json:
             h, w = image.shape[:2]  # type: ignore[attr-defined]

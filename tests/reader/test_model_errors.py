@@ -95,3 +95,40 @@ def test_read_deck_drops_cards_the_deck_does_not_hold() -> None:
     assert "AD" in {c["card"] for c in khmer[1]["cards"]}
     bad = _cli("--deck", "tarot", imgs[0])
     assert bad.returncode != 0 and "invalid choice" in bad.stderr
+
+
+@pytest.mark.skipif(not HAVE_MODEL, reason="no shipped model in models/")
+@pytest.mark.parametrize("multiscale", [False, True])
+def test_an_image_too_small_for_a_card_reads_as_none(multiscale: bool) -> None:
+    # a 1×1 image had crashed the outline search (OpenCV resize to an empty size)
+    import numpy as np
+
+    reader = CardReader.load()
+    for shape in [(1, 1, 3), (10, 400, 3), (15, 15, 3)]:
+        assert len(reader.read(np.zeros(shape, np.uint8), multiscale=multiscale)) == 0
+
+
+@pytest.mark.skipif(not HAVE_MODEL, reason="no shipped model in models/")
+def test_cli_an_image_the_reader_fails_on_is_reported_and_the_others_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import cv2
+    import numpy as np
+
+    from referee.cli.main import main
+
+    first = sorted((Path(__file__).resolve().parents[1] / "fixtures" / "reader").glob("*.jpg"))[0]
+    black = tmp_path / "black.png"
+    cv2.imwrite(str(black), np.zeros((64, 64, 3), np.uint8))
+    real = CardReader.read
+
+    def read(self: CardReader, image: np.ndarray, *a: object, **kw: object):  # noqa: ANN202
+        if not image.any():  # stands for an image that trips an error inside the reader
+            raise RuntimeError("boom")
+        return real(self, image, *a, **kw)
+
+    monkeypatch.setattr(CardReader, "read", read)
+    assert main(["read", "--json", str(black), str(first)]) == 1
+    lines = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert lines[0] == {"image": str(black), "error": "reading failed (RuntimeError: boom)"}
+    assert lines[1]["image"] == str(first) and lines[1]["cards"]

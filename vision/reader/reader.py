@@ -29,6 +29,9 @@ from vision.types import CardDetections, box_quad
 
 DEFAULT_MODEL_DIR = Path(__file__).resolve().parents[2] / "models"
 META_FILE = "reader.json"
+# Smallest image side worth reading: a card index needs ~7 px, a card several times that;
+# below this the networks' resizes would be degenerate (a 1×1 image crashed OpenCV).
+MIN_SIDE = 16
 
 
 @dataclass(slots=True)
@@ -224,7 +227,13 @@ class CardReader:
         multiscale: photo mode, for images of unknown scale (a close-up, a phone photo): find
         the detector scale first (`photo_scale`, ≈5× the work; the live camera path knows
         its scale and does not need it). roi is ignored in photo mode.
+        An image (or roi) too small to hold a readable card (under `MIN_SIDE` px) reads as none.
         """
+        h, w = image_bgr.shape[:2]
+        if roi is not None and not multiscale:
+            h, w = min(roi[3], h) - max(roi[1], 0), min(roi[2], w) - max(roi[0], 0)
+        if min(h, w) < MIN_SIDE:
+            return CardDetections.empty()
         if multiscale:
             return self.read_multiscale(image_bgr, two_decks, cards)
         return self.read_with_indices(image_bgr, roi, two_decks, cards)[0]
