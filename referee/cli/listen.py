@@ -24,7 +24,7 @@ def register(subparsers: Any) -> None:
         "One-word calls are provisional (shown for a one-tap confirmation).",
     )
     src = p.add_mutually_exclusive_group(required=True)
-    src.add_argument("--wav", type=Path, metavar="FILE", help="WAV file to listen to (any rate; resampled to 16 kHz mono)")
+    src.add_argument("--wav", type=Path, metavar="FILE", help="WAV file to listen to (integer PCM or float, any rate and channels; resampled to 16 kHz mono)")
     src.add_argument("--mic", action="store_true", help="listen to this machine's microphone until Ctrl-C")
     p.add_argument("--names", default=DEFAULT_NAMES, help=f"players' spoken names, comma-separated (default {DEFAULT_NAMES})")
     p.add_argument("--rules", default="kemps", help="kemps, kems, kemps:VARIANT or a variant name such as no_cut (default kemps)")

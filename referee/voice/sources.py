@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import queue
+import struct
 import time
 import wave
 from collections.abc import Callable, Iterator
@@ -34,20 +35,53 @@ class AudioFileError(ValueError):
 # -- WAV files ---------------------------------------------------------------------------
 
 def read_wav(path: str | Path) -> bytes:
-    """Read a PCM WAV file and return 16 kHz mono int16 bytes."""
+    """Read a WAV file (integer PCM of 8–32 bits or 32/64-bit float, plain or
+    WAVE_FORMAT_EXTENSIBLE, any rate and channel count) and return 16 kHz mono int16 bytes."""
     p = Path(path)
     try:
         with wave.open(str(p), "rb") as w:
             rate, width, channels = w.getframerate(), w.getsampwidth(), w.getnchannels()
-            raw = w.readframes(w.getnframes())
+            samples = _to_float(w.readframes(w.getnframes()), width)
     except FileNotFoundError as exc:
         raise AudioFileError(f"{p}: no such file") from exc
+    except IsADirectoryError as exc:
+        raise AudioFileError(f"{p}: is a directory, not a WAV file") from exc
     except (wave.Error, EOFError) as exc:
-        raise AudioFileError(f"{p}: not a PCM WAV file ({exc})") from exc
-    samples = _to_float(raw, width)
+        # Python's wave reads integer PCM only; float WAVs (Audacity's default export) and
+        # extensible headers (24-bit field recorders) are read from the chunks directly.
+        rate, channels, samples = _read_riff(p, str(exc))
     if channels > 1:
         samples = samples[: len(samples) // channels * channels].reshape(-1, channels).mean(axis=1)
     return to_pcm16(resample(samples, rate, RATE))
+
+
+def _read_riff(p: Path, why: str) -> tuple[int, int, np.ndarray]:
+    """(rate, channels, samples in [-1, 1]) from a RIFF/WAVE file's fmt and data chunks."""
+    data = p.read_bytes()
+    if len(data) < 12 or data[:4] != b"RIFF" or data[8:12] != b"WAVE":
+        raise AudioFileError(f"{p}: not a WAV file ({why})")
+    chunks: dict[bytes, bytes] = {}
+    pos = 12
+    while pos + 8 <= len(data):
+        size = int.from_bytes(data[pos + 4 : pos + 8], "little")
+        chunks.setdefault(data[pos : pos + 4], data[pos + 8 : pos + 8 + size])
+        pos += 8 + size + (size & 1)
+    fmt, raw = chunks.get(b"fmt "), chunks.get(b"data")
+    if fmt is None or len(fmt) < 16 or raw is None:
+        raise AudioFileError(f"{p}: not a PCM WAV file ({why})")
+    tag, channels, rate = struct.unpack("<HHI", fmt[:8])
+    bits = struct.unpack("<H", fmt[14:16])[0]
+    if tag == 0xFFFE and len(fmt) >= 26:  # WAVE_FORMAT_EXTENSIBLE: the real tag opens the subformat
+        tag = struct.unpack("<H", fmt[24:26])[0]
+    if channels < 1 or rate < 1:
+        raise AudioFileError(f"{p}: WAV header gives {channels} channels at {rate} Hz")
+    if tag == 1 and bits in (8, 16, 24, 32):
+        return rate, channels, _to_float(raw, bits // 8)
+    if tag == 3 and bits in (32, 64):
+        width = bits // 8
+        x = np.frombuffer(raw[: len(raw) // width * width], "<f4" if width == 4 else "<f8").astype(np.float64)
+        return rate, channels, np.nan_to_num(x)
+    raise AudioFileError(f"{p}: unsupported WAV encoding (format {tag}, {bits} bits): use PCM or float")
 
 
 def _to_float(raw: bytes, width: int) -> np.ndarray:

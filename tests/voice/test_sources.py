@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import builtins
+import struct
 import sys
 import wave
 from pathlib import Path
@@ -38,6 +39,44 @@ def test_downsampling_removes_what_16k_cannot_hold(tmp_path: Path) -> None:
     _write(tmp_path / "hi.wav", np.sin(2 * np.pi * 12000 * t), 48000, 1)  # would alias to 4 kHz
     pcm = np.frombuffer(read_wav(tmp_path / "hi.wav"), dtype="<i2").astype(float)
     assert np.sqrt(np.mean(pcm**2)) < 200  # vs ~14000 without the low-pass
+
+
+def _riff(path: Path, tag: int, channels: int, rate: int, bits: int, data: bytes, extensible: bool = False) -> None:
+    """A WAV file written chunk by chunk (Python's wave writes integer PCM only)."""
+    block = channels * bits // 8
+    fmt = struct.pack("<HHIIHH", 0xFFFE if extensible else tag, channels, rate, rate * block, block, bits)
+    if extensible:  # cbSize, valid bits, channel mask, then the subformat GUID opening with the tag
+        fmt += struct.pack("<HHIH", 22, bits, 3 if channels == 2 else 4, tag) + bytes.fromhex("000000001000800000aa00389b71")
+    body = b"WAVE" + b"fmt " + struct.pack("<I", len(fmt)) + fmt + b"data" + struct.pack("<I", len(data)) + data
+    path.write_bytes(b"RIFF" + struct.pack("<I", len(body)) + body)
+
+
+@pytest.mark.parametrize("kind", ["float32", "float64", "extensible24"])
+def test_float_and_extensible_wavs_are_read(tmp_path: Path, kind: str) -> None:
+    # Audacity exports 32-bit float by default; field recorders write extensible 24-bit
+    t = np.arange(48000) / 48000
+    tone = 0.5 * np.sin(2 * np.pi * 440 * t)
+    if kind.startswith("float"):
+        bits = int(kind[5:])
+        _riff(tmp_path / "a.wav", 3, 1, 48000, bits, tone.astype("<f4" if bits == 32 else "<f8").tobytes())
+    else:
+        v = (np.stack([tone, tone], 1).reshape(-1) * 8388607).astype("<i4").tobytes()
+        _riff(tmp_path / "a.wav", 1, 2, 48000, 24, b"".join(v[i : i + 3] for i in range(0, len(v), 4)), extensible=True)
+    pcm = np.frombuffer(read_wav(tmp_path / "a.wav"), dtype="<i2").astype(float)
+    assert abs(len(pcm) - 16000) <= 1
+    assert abs(np.argmax(np.abs(np.fft.rfft(pcm))) * 16000 / len(pcm) - 440) < 3
+    assert 0.3 < np.max(np.abs(pcm)) / 32768 < 0.6
+
+
+def test_a_wav_in_an_unsupported_encoding_is_a_clear_error(tmp_path: Path) -> None:
+    _riff(tmp_path / "alaw.wav", 6, 1, 8000, 8, bytes(800))  # A-law telephony
+    with pytest.raises(sources.AudioFileError, match="unsupported WAV encoding"):
+        read_wav(tmp_path / "alaw.wav")
+    (tmp_path / "junk.wav").write_bytes(b"RIFF1234WAVEjunk")
+    with pytest.raises(sources.AudioFileError, match="not a PCM WAV file"):
+        read_wav(tmp_path / "junk.wav")
+    with pytest.raises(sources.AudioFileError, match="is a directory"):
+        read_wav(tmp_path)
 
 
 def test_missing_wav_is_a_clear_error(tmp_path: Path) -> None:
