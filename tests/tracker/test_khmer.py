@@ -112,3 +112,15 @@ def test_a_row_card_renamed_in_place_is_no_play_and_a_new_value_is_corrected() -
     assert ev == [{"type": "correct", "player": "N", "was": "AC", "now": "2C", "t": 9.0},
                   {"type": "play", "player": "N", "card": "3D", "t": 9.0}]
     assert kt.rows["N"] == ["4S", "2C", "3D"] and kt._orphans == []
+
+
+def test_a_steal_and_the_next_play_in_its_place_seen_as_one_change_are_both_moves() -> None:
+    kt = KhmerTracker(["S", "N"])
+    feed(kt, change("row:N", 1.0, [], ["4S"]))
+    feed(kt, change("row:N", 5.0, ["4S"], ["4S", "AS"]))
+    assert [e["type"] for e in feed(kt, change("pile:S", 8.0, [], ["AS"]))] == ["steal"]
+    # N's row was not read between the steal and N's next play, laid in the AS's place
+    ch = ZoneChange("row:N", 12.0, ("AS",), ("3D",), ("4S", "AS"), ("4S", "3D"), renamed=(("AS", "3D"),))
+    ev, _ = kt.change(ch, 12.0)
+    assert ev == [{"type": "play", "player": "N", "card": "3D", "t": 12.0}]
+    assert kt.rows["N"] == ["4S", "3D"] and kt._expected_removals[("N", "AS")] == 0

@@ -57,11 +57,27 @@ class KhmerTracker:
             return self._corrected(kind, player, ch.corrections, ch.zone, t)
         events: list[Event] = []
         notices: list[Event] = []
-        if ch.renamed:
-            events, notices = self._corrected(kind, player, ch.renamed, ch.zone, t)
-            ch = _without(ch, ch.renamed)
+        renamed = self._renamed(kind, player, ch.renamed)
+        if renamed:
+            events, notices = self._corrected(kind, player, renamed, ch.zone, t)
+            ch = _without(ch, renamed)
         ev, no = self._move(kind, player, ch, t)
         return events + ev, notices + no
+
+    def _renamed(self, kind: str, player: str, pairs: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
+        """The renames (`ZoneChange.renamed`) that can be: of a card still in the row. One
+        already taken by a steal seen on the thief's pile left, and a card laid in its
+        place is a play (a steal and the next play seen as one change)."""
+        if kind != "row":
+            return ()
+        row = Counter(self.rows.get(player, []))
+        row.subtract(Counter({c: n for (p, c), n in self._expected_removals.items() if p == player}))
+        out = []
+        for was, now in pairs:
+            if row[was] > 0:
+                row[was] -= 1
+                out.append((was, now))
+        return tuple(out)
 
     def _move(self, kind: str, player: str, ch: ZoneChange, t: float) -> tuple[list[Event], list[Event]]:
         if kind == "row":

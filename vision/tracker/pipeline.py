@@ -79,10 +79,13 @@ class TrackerConfig:
     # AH laid over a 4S), which made a play that never happened and derailed the deal.
     # Measured on Khmer recordings (datasets/README.md, "Khmer twins, collection and quiet rows").
     zone_filter: FilterConfig = field(default_factory=lambda: FilterConfig(quiet_confirm=8))
-    # A Khmer row grows at its end: a change that puts another name on a card where a card
-    # already lay (index boxes overlapping by this IoU) is that card misread, not a play
-    # (`FilterConfig.rename_iou`; an AS laid, then read AC for a few frames, had made a
-    # second play). The rows' cascade overlaps neighbours far less. None: off.
+    # A Khmer row grows at its end, so cards in one place are one card (`FilterConfig.
+    # rename_iou`, card boxes overlapping by this IoU): a change that puts another name on a
+    # card where a card lay is that card misread, not a play (an AS laid, then read AC for a
+    # few frames, had made a second play), and a second name read in a stable card's place
+    # beside the card's own is dropped. Neighbours in a row overlap far less (~0.2–0.3 in
+    # the simulator). None: off (for a table where rows are laid tighter than ~0.35 card
+    # widths, so that a play can hide the last card in its own place).
     row_rename_iou: float | None = 0.5
     motion: MotionConfig = field(default_factory=MotionConfig)
     reveal: RevealConfig = field(default_factory=RevealConfig)
