@@ -48,7 +48,7 @@ def main() -> int:
     ap.add_argument("--frames", type=int, default=30, help="frames of each kind per family")
     ap.add_argument("--split", choices=("val", "test"), default="val")
     ap.add_argument("--seed", type=int, default=1234)
-    ap.add_argument("--pick", default=None, help="min_card_p,add_p,fuse,weight,skip_above: print only this setting, by family")
+    ap.add_argument("--pick", default=None, help="min_card_p,add_p,fuse,weight,skip_above[,sure_identity_p]: print only this setting, by family")
     args = ap.parse_args()
 
     from bench_reader import held_out_decks
@@ -84,8 +84,8 @@ def main() -> int:
         return total
 
     if args.pick:
-        mc, ap_, fu, w, sk = args.pick.split(",")
-        cfg = BodyFusion(float(mc), float(ap_), fu.lower() in ("1", "true"), float(w))
+        mc, ap_, fu, w, sk, *sure = args.pick.split(",")
+        cfg = BodyFusion(float(mc), float(ap_), fu.lower() in ("1", "true"), float(w), sure_identity_p=float(sure[0]) if sure else None)
         print("family                         kind    corner-only F1  with bodies F1")
         for fam in [*decks, None]:
             for kind in ("market", "table"):

@@ -94,6 +94,18 @@ def test_weak_or_non_card_outlines_add_nothing() -> None:
     assert len(fuse_bodies(CardDetections.empty(), _reads([QUAD_A], ["7H"], card_p=0.2), RANKS, SUITS)) == 0
 
 
+@pytest.mark.parametrize(("p", "added"), [(0.95, True), (0.8, False)])
+def test_an_outline_the_card_output_doubts_counts_when_its_identity_is_sure(p: float, added: bool) -> None:
+    # an oxygen 4D: rank and suit sure, P(card) 0.07; with `sure_identity_p` its card
+    # probability becomes the identity's (0.95² = 0.90 → added; 0.8² = 0.64 < 0.7 → not)
+    reads = _reads([QUAD_A], ["4D"], p=p, card_p=0.07)
+    assert len(fuse_bodies(CardDetections.empty(), reads, RANKS, SUITS)) == 0
+    out = fuse_bodies(CardDetections.empty(), reads, RANKS, SUITS, BodyFusion(sure_identity_p=0.7))
+    assert out.cards == (["4D"] if added else [])
+    if added:
+        assert out.confidence[0] == pytest.approx(p**4, rel=1e-3)
+
+
 def _corner(card: str, alts: tuple[tuple[str, float], ...], at: tuple[float, float]) -> CardDetections:
     x, y = at
     return CardDetections(

@@ -203,6 +203,23 @@ class BodyFusion:
     weight: float = 1.0  # exponent of the body's distribution in that product
     floor: float = 0.02  # probability a corner read leaves to an identity it did not list
     top_k: int = 5
+    # An outline under `min_card_p` still counts when the network is this sure of its
+    # identity (rank × suit), its card probability taken as that: the "is a card" output
+    # doubts plain number cards of some unseen designs (oxygen's 4D read 0.87 with P(card)
+    # 0.07). Chosen on the val families (benchmarks/body_gate.py): 0.7 let through 5 real
+    # outlines read right, none read wrong and no non-card outline. None: off.
+    sure_identity_p: float | None = None
+
+
+def _card_p(reads: BodyReads, k: int, cfg: BodyFusion) -> float | None:
+    """Outline k's probability of being a face-up card, None when it does not count."""
+    p = float(reads.card_p[k])
+    if p >= cfg.min_card_p:
+        return p
+    if cfg.sure_identity_p is None:
+        return None
+    top = float(reads.rank_probs[k].max() * reads.suit_probs[k].max())
+    return top if top >= cfg.sure_identity_p else None
 
 
 def _body_top(rank_p: np.ndarray, suit_p: np.ndarray, ranks: tuple[str, ...], suits: tuple[str, ...], k: int) -> list[tuple[str, float]]:
@@ -253,7 +270,8 @@ def fuse_bodies(
     anchors = _anchors(det)
     added = []
     for k in range(len(reads)):
-        if reads.card_p[k] < cfg.min_card_p:
+        card_p = _card_p(reads, k, cfg)
+        if card_p is None:
             continue
         quad = reads.quads[k]
         inside = [i for i, pts in enumerate(anchors) if _inside(quad, pts)]
@@ -262,9 +280,9 @@ def fuse_bodies(
             if not two_decks:
                 held = {r["card"] for r in rows} | {r["card"] for r in added}
                 body = [(c, p) for c, p in body if c not in held]
-            conf = body[0][1] * float(reads.card_p[k]) if body else 0.0
+            conf = body[0][1] * card_p if body else 0.0
             if conf >= cfg.add_p:
-                alts = tuple((c, p * float(reads.card_p[k])) for c, p in body)
+                alts = tuple((c, p * card_p) for c, p in body)
                 x1, y1 = quad.min(0)
                 x2, y2 = quad.max(0)
                 added.append(dict(xyxy=np.array([x1, y1, x2, y2], np.float32), conf=conf, card=alts[0][0], boxes=[], quad=quad, alts=alts))

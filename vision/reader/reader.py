@@ -83,10 +83,12 @@ class ReaderMeta:
     # outlines holding a corner-read card this sure are not read by face: the network's
     # time goes where the corners failed (speed; 1.0 reads every outline)
     body_skip_above: float = 0.9
+    body_sure_identity_p: float | None = None  # BodyFusion.sure_identity_p (None: off)
 
     @property
     def body_fusion(self) -> BodyFusion:
-        return BodyFusion(self.body_min_card_p, self.body_add_p, self.body_fuse, self.body_weight)
+        return BodyFusion(self.body_min_card_p, self.body_add_p, self.body_fuse, self.body_weight,
+                          sure_identity_p=self.body_sure_identity_p)
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> ReaderMeta:
