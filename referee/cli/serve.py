@@ -227,6 +227,10 @@ def serve(settings: Any) -> int:
     from referee.server.app import create_app
     from referee.server.qr import qr_text
 
+    # The port first: a port in use is one clear error before anything is opened or printed.
+    wildcard = settings.host in ("0.0.0.0", "::")
+    hosts = [settings.host] if not settings.lan or wildcard else sorted({"127.0.0.1", settings.host})
+    sockets = [bind(h, settings.port) for h in hosts]
     app = create_app(settings)
     local = f"http://127.0.0.1:{settings.port}"
     resumed = " (resuming the game it holds)" if settings.db_path.exists() else ""
@@ -240,9 +244,6 @@ def serve(settings: Any) -> int:
     print(f"phones: open {phone_url}  join code {settings.join_code}", flush=True)
     if settings.lan:
         print(qr_text(phone_url), flush=True)
-    wildcard = settings.host in ("0.0.0.0", "::")
-    hosts = [settings.host] if not settings.lan or wildcard else sorted({"127.0.0.1", settings.host})
-    sockets = [bind(h, settings.port) for h in hosts]
     config = uvicorn.Config(app, log_level="warning", ws_max_size=1 << 20)
     uvicorn.Server(config).run(sockets=sockets)
     return 0

@@ -28,6 +28,20 @@ def test_missing_video_is_one_clear_line(capsys, tmp_path: Path):
     assert "video file not found" in capsys.readouterr().err
 
 
+def test_a_port_in_use_is_one_clear_line_before_anything_is_printed_or_opened(capsys, tmp_path: Path):
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        db = tmp_path / "game.sqlite"
+        assert main(["serve", "--demo", "--port", str(port), "--db", str(db)]) == 2
+    out = capsys.readouterr()
+    assert out.out == "" and out.err.strip() == f"referee serve: error: cannot listen on 127.0.0.1:{port}: Address already in use"
+    assert not db.exists()
+
+
 def test_header_defaults_and_teams():
     header = build_header(args())
     assert header == {"game": "kemps", "rules": {}, "players": ["N", "E", "S", "W"], "teams": [["N", "S"], ["E", "W"]]}
