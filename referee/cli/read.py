@@ -50,18 +50,15 @@ def run(args: argparse.Namespace) -> int:
     failed = 0
     for path in args.images:
         image, msg = load_image(path)
-        if image is None:
+        det = None
+        if image is not None:
+            try:
+                det = reader.read(image, two_decks=args.two_decks, multiscale=not args.camera_scale)
+            except Exception as exc:  # one image the reader chokes on must not stop the others
+                last = str(exc).strip().splitlines()[-1:] or [""]
+                msg = f"reading failed ({type(exc).__name__}: {last[0]})"
+        if det is None:
             failed += 1
-            if args.json:
-                print(json.dumps({"image": path, "error": msg}), flush=True)
-            else:
-                print(f"referee read: error: {path}: {msg}", file=sys.stderr, flush=True)
-            continue
-        try:
-            det = reader.read(image, two_decks=args.two_decks, multiscale=not args.camera_scale)
-        except Exception as exc:  # one image the reader chokes on must not stop the others
-            failed += 1
-            msg = f"reading failed ({type(exc).__name__}: {str(exc).strip().splitlines()[-1] if str(exc).strip() else ''})"
             if args.json:
                 print(json.dumps({"image": path, "error": msg}), flush=True)
             else:

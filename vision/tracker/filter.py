@@ -296,11 +296,12 @@ class ZoneFilter:
         self.occluded = False
         self._image = image
         if self.config.rename_iou is not None and self.stable and len(cards) > 1:
-            keep = self._one_per_place(list(cards), np.asarray(boxes, np.float32).reshape(-1, 4), self.config.rename_iou)
+            boxes = np.asarray(boxes, np.float32).reshape(-1, 4)
+            keep = self._one_per_place(list(cards), boxes, self.config.rename_iou)
             if len(keep) < len(cards):
                 cards = [cards[i] for i in keep]
                 confidence = np.asarray(confidence, np.float32)[keep]
-                boxes = np.asarray(boxes, np.float32).reshape(-1, 4)[keep]
+                boxes = boxes[keep]
                 candidates = [candidates[i] for i in keep] if candidates else candidates
         if image is not None and self.stable and _holding(self.config):
             cards, confidence, boxes = self._anchor(image, list(cards), np.asarray(confidence, np.float32), np.asarray(boxes, np.float32).reshape(-1, 4))

@@ -57,14 +57,14 @@ class KhmerTracker:
             return self._corrected(kind, player, ch.corrections, ch.zone, t)
         events: list[Event] = []
         notices: list[Event] = []
-        renamed = self._renamed(kind, player, ch.renamed)
+        renamed = self._renames_in_row(kind, player, ch.renamed)
         if renamed:
             events, notices = self._corrected(kind, player, renamed, ch.zone, t)
             ch = _without(ch, renamed)
         ev, no = self._move(kind, player, ch, t)
         return events + ev, notices + no
 
-    def _renamed(self, kind: str, player: str, pairs: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
+    def _renames_in_row(self, kind: str, player: str, pairs: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
         """The renames (`ZoneChange.renamed`) that can be: of a card still in the row. One
         already taken by a steal seen on the thief's pile left, and a card laid in its
         place is a play (a steal and the next play seen as one change)."""
@@ -221,8 +221,9 @@ def _laid_on_stack(held: list[str], ch: ZoneChange, card: str) -> bool:
     Stacks only grow: a card that took the place of the visible top (the old top went out of
     view, covered) was laid on it, even when an identical card lies lower (two decks give six
     6s: 6C, then 6D, then another 6C); a card showing beside an unchanged top is one seen
-    again, already counted. A change that only corrects misread identities lays nothing."""
-    if ch.removed and not ch.corrections:
+    again, already counted. (A change that only corrects misread identities never gets here:
+    `KhmerTracker.change` takes it as no move.)"""
+    if ch.removed:
         return True
     return Counter(held)[card] < Counter(ch.after)[card]
 
