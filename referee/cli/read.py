@@ -74,6 +74,10 @@ def run(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
+# ISO base media files start with a size and "ftyp" + brand: these brands are HEIF images
+_HEIF_BRANDS = {b"ftyp" + b for b in (b"heic", b"heix", b"hevc", b"hevx", b"heim", b"heis", b"mif1", b"msf1", b"avif")}
+
+
 def load_image(path: str) -> tuple[object, str]:
     """(BGR image, "") or (None, why): never raises, never prints OpenCV warnings."""
     import cv2
@@ -87,5 +91,7 @@ def load_image(path: str) -> tuple[object, str]:
         return None, f"cannot open file ({exc.strerror or exc})"
     image = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
     if image is None:
+        if data[4:12].tobytes() in _HEIF_BRANDS:  # a phone's default photo format
+            return None, "HEIC/HEIF photos are not supported (OpenCV cannot decode them): export it as JPEG or PNG"
         return None, "not an image OpenCV can decode"
     return image, ""

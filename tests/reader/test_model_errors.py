@@ -132,3 +132,15 @@ def test_cli_an_image_the_reader_fails_on_is_reported_and_the_others_read(
     lines = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
     assert lines[0] == {"image": str(black), "error": "reading failed (RuntimeError: boom)"}
     assert lines[1]["image"] == str(first) and lines[1]["cards"]
+
+
+def test_a_heic_photo_gets_a_hint_not_a_generic_error(tmp_path: Path) -> None:
+    from referee.cli.read import load_image
+
+    heic = tmp_path / "IMG_0001.HEIC"  # an iPhone's default: ISO box header, brand "heic"
+    heic.write_bytes(b"\x00\x00\x00\x18ftypheic\x00\x00\x00\x00mif1heic" + bytes(64))
+    image, why = load_image(str(heic))
+    assert image is None and "HEIC" in why and "JPEG" in why
+    junk = tmp_path / "junk.jpg"
+    junk.write_bytes(bytes(64))
+    assert load_image(str(junk)) == (None, "not an image OpenCV can decode")
