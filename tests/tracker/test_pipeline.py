@@ -466,3 +466,23 @@ def test_a_zone_outside_the_cameras_frame_is_reported_once() -> None:
     d.wait(0.5)
     assert [n["type"] for n in d.notices] == ["layout_out_of_view"]
     assert list(d.notices[0]["zones"]) == ["discard:S"] and "discard:S" in d.notices[0]["message"]
+
+
+@pytest.mark.parametrize("share", [0.005, None])
+def test_khmer_a_small_slide_in_the_centre_still_times_the_deal(share: float | None) -> None:
+    """A card slid through the centre with no arm over it moves ~2 % of the zone, under the
+    share that makes a read zone covered (a simulated deal's last pass went unseen that way
+    and the deal was timed 1.8 s early). The centre, watched only to time the deal, counts
+    smaller movements."""
+    from dataclasses import replace
+
+    from vision.tracker.motion import ZoneMotion
+
+    header = {"game": "khmer", "players": ["S", "N"]}
+    _scene, _, pipe, d = setup(header=header, layout="khmer-2")
+    pipe.config = replace(pipe.config, centre_moving_share=share)
+    d.wait(0.1)
+    slide = ZoneMotion(moving=0.015, changed=0.0, crossing=0.0)
+    assert pipe._covers("centre", slide) is (share is not None)
+    assert pipe._covers("row:S", slide) is False  # read zones keep the plain cover test
+    assert pipe._covers("centre", ZoneMotion(0.001, 0.0, 0.0)) is False  # camera noise is not a slide

@@ -29,7 +29,7 @@ from vision.tracker.filter import FilterConfig, ZoneChange, ZoneFilter
 from vision.tracker.khmer import KhmerTracker
 from vision.tracker.layout import Layout, LayoutError, ZoneMasks
 from vision.tracker.market import MarketConfig, MarketTracker
-from vision.tracker.motion import MotionConfig, MotionGate
+from vision.tracker.motion import MotionConfig, MotionGate, ZoneMotion
 from vision.tracker.reveal import RevealConfig, RevealReader
 from vision.types import CardDetections, Frame, TableState, ZoneCards
 
@@ -108,6 +108,12 @@ class TrackerConfig:
     # How long such a restack waits for the same player's other moves before it counts (a
     # Khmer turn is one action: a play at the row's end can pass the arm over the pile).
     restack_hold_s: float = 1.5
+    # Khmer: the deal is timed when the centre (watched for motion only, never read) last
+    # settles before the first move. A card slid into or out of the centre with no arm over
+    # it moves ~2 % of the zone, under the `MotionConfig.moving_share` that makes a read zone
+    # "covered"; this share counts there instead. Found on a simulated deal whose last pass
+    # (1.9 % of the zone) went unseen, so the deal was timed 1.8 s early. None: moving_share.
+    centre_moving_share: float | None = 0.005
 
 
 @dataclass(slots=True)
@@ -248,7 +254,7 @@ class TablePipeline:
             m = motion["market" if zone == "centre" else zone]
             filt = self.filters.get(zone)
             run.unmoved = 0 if gate.is_moving(m) else run.unmoved + 1
-            if gate.is_covered(m) and not (zone.startswith("reveal:") and self._still_reveal(run)):
+            if self._covers(zone, m) and not (zone.startswith("reveal:") and self._still_reveal(run)):
                 if not run.covered:
                     run.origins, run.covered_frames, run.cover_t = [], 0, t
                 run.covered, run.still = True, 0
@@ -307,6 +313,14 @@ class TablePipeline:
         timeout = self.reveals.tick(t)
         notices += timeout
         return PipelineStep(self._state(t), events, dets, notices)
+
+    def _covers(self, zone: str, m: ZoneMotion) -> bool:
+        """Is `zone` covered or disturbed in this frame (the centre: see centre_moving_share)."""
+        assert self._gate is not None
+        share = self.config.centre_moving_share
+        if zone == "centre" and share is not None and m.moving >= share:
+            return True
+        return self._gate.is_covered(m)
 
     def _still_reveal(self, run: _ZoneRun) -> bool:
         """A reveal area unmoved for `reveal_still_s`: its cards are down (see TrackerConfig)."""
