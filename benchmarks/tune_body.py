@@ -6,7 +6,10 @@ Reads each frame once with the shipped corner reader and once with the whole-car
 then replays `fuse_bodies` for every (min_card_p, add_p, fuse, weight, skip_above) and prints card-level
 F1 on two kinds of 1280×720 frames: random tables (the reader benchmark's) and markets
 (four separate face-up cards at camera scale, the tracker's main case). `--split test`
-prints the held-out test families' figures for the settings named by --pick.
+prints the held-out test families' figures for the settings named by --pick (several:
+separated by ';'). `--scale 0.5` reads every frame shrunk to half size (a lower-resolution
+camera with the same view: a 640×360 frame, cards about 35 px wide) and scores the reads
+scaled back.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import itertools
 import sys
 from pathlib import Path
 
+import cv2
 import numpy as np
 
 REPO = Path(__file__).resolve().parents[1]
@@ -48,7 +52,8 @@ def main() -> int:
     ap.add_argument("--frames", type=int, default=30, help="frames of each kind per family")
     ap.add_argument("--split", choices=("val", "test"), default="val")
     ap.add_argument("--seed", type=int, default=1234)
-    ap.add_argument("--pick", default=None, help="min_card_p,add_p,fuse,weight,skip_above[,sure_identity_p]: print only this setting, by family")
+    ap.add_argument("--pick", default=None, help="min_card_p,add_p,fuse,weight,skip_above[,sure_identity_p]: print only this setting, by family (several: separated by ';')")
+    ap.add_argument("--scale", type=float, default=1.0, help="read each frame resized by this factor (0.5: a 640×360 camera); default 1")
     args = ap.parse_args()
 
     from bench_reader import held_out_decks
@@ -69,7 +74,8 @@ def main() -> int:
             kind = "market" if k % 2 else "table"
             deck = ds[int(rng.integers(len(ds)))]
             scene = market_scene(rng, deck) if kind == "market" else random_scene(rng, [deck], size=(1280, 720))
-            frames.append((kind, fam, scene, reader.read(scene.image), body.classify(scene.image, card_outlines(scene.image))))
+            image = scene.image if args.scale == 1 else cv2.resize(scene.image, None, fx=args.scale, fy=args.scale, interpolation=cv2.INTER_AREA)
+            frames.append((kind, fam, scene, reader.read(image), body.classify(image, card_outlines(image))))
 
     def unsure(det, reads: BodyReads, skip: float) -> BodyReads:  # noqa: ANN001
         m = unsure_mask(det, reads.quads, skip)
@@ -80,17 +86,19 @@ def main() -> int:
         for k, f, scene, det, reads in frames:
             if k == kind and (fam is None or f == fam):
                 out = det if cfg is None else fuse_bodies(det, unsure(det, reads, skip), reader.meta.ranks, reader.meta.suits, cfg)
-                total.add(score_frame(scene, out))
+                total.add(score_frame(scene, out.scaled(1 / args.scale)))
         return total
 
-    if args.pick:
-        mc, ap_, fu, w, sk, *sure = args.pick.split(",")
+    for pick in args.pick.split(";") if args.pick else []:
+        mc, ap_, fu, w, sk, *sure = pick.split(",")
         cfg = BodyFusion(float(mc), float(ap_), fu.lower() in ("1", "true"), float(w), sure_identity_p=float(sure[0]) if sure else None)
+        print(f"setting {pick} (scale {args.scale:g})")
         print("family                         kind    corner-only F1  with bodies F1")
         for fam in [*decks, None]:
             for kind in ("market", "table"):
                 a, b = score(None, kind, fam), score(cfg, kind, fam, float(sk))
                 print(f"{fam or 'ALL':30} {kind:7} {a.f1:.3f} (P {a.precision:.2f} R {a.recall:.2f})  {b.f1:.3f} (P {b.precision:.2f} R {b.recall:.2f})")
+    if args.pick:
         return 0
     base = {kind: score(None, kind) for kind in ("market", "table")}
     print(f"corner reads only: market F1 {base['market'].f1:.4f}, table F1 {base['table'].f1:.4f}")

@@ -107,6 +107,18 @@ class CardDetections:
     def centers(self) -> np.ndarray:
         return np.stack([(self.xyxy[:, 0] + self.xyxy[:, 2]) / 2, (self.xyxy[:, 1] + self.xyxy[:, 3]) / 2], axis=1)
 
+    def scaled(self, k: float) -> CardDetections:
+        """The same detections with every coordinate multiplied by k: used after reading a
+        resized image."""
+        return CardDetections(
+            xyxy=self.xyxy * k,
+            confidence=self.confidence.copy(),
+            cards=list(self.cards),
+            index_boxes=[[(b[0] * k, b[1] * k, b[2] * k, b[3] * k) for b in boxes] for boxes in self.index_boxes],
+            quads=None if self.quads is None else self.quads * k,
+            alternatives=None if self.alternatives is None else list(self.alternatives),
+        )
+
     def offset(self, dx: float, dy: float) -> CardDetections:
         """The same detections shifted by (dx, dy): used after reading a zone crop."""
         shift = np.array([dx, dy, dx, dy], np.float32)

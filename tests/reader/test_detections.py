@@ -44,3 +44,15 @@ def test_json_is_unchanged_by_alternatives() -> None:
 def test_alternatives_must_match_the_cards() -> None:
     with pytest.raises(ValueError):
         dets(ALTS[:1])
+
+
+def test_scaled_multiplies_every_coordinate() -> None:
+    det = CardDetections(
+        np.array([[10, 20, 30, 40]], np.float32), np.array([0.9], np.float32), ["QS"],
+        [[(10.0, 20.0, 14.0, 28.0)]], np.array([[[10, 20], [30, 20], [30, 40], [10, 40]]], np.float32),
+        [(("QS", 0.9), ("JS", 0.05))],
+    )  # fmt: skip
+    half = det.scaled(0.5)
+    assert half.xyxy.tolist() == [[5, 10, 15, 20]] and half.index_boxes == [[(5.0, 10.0, 7.0, 14.0)]]
+    assert half.quads is not None and half.quads[0, 2].tolist() == [15, 20]
+    assert half.cards == ["QS"] and half.alternatives == det.alternatives and half.confidence.tolist() == det.confidence.tolist()

@@ -84,6 +84,14 @@ class ReaderMeta:
     # time goes where the corners failed (speed; 1.0 reads every outline)
     body_skip_above: float = 0.9
     body_sure_identity_p: float | None = None  # BodyFusion.sure_identity_p (None: off)
+    # Small cards (a 640×480 webcam, a camera far above the table): the indices' median
+    # long side in image px at the camera scale the networks were trained for (~18 px at
+    # 1280×720). A camera read whose indices come out under `upscale_below` × this is read
+    # again from the image enlarged (cubic) towards this size, by at most `upscale_max`: the
+    # index crops and the outline search then get the pixels they were trained on. None: off.
+    camera_index_px: float | None = None
+    upscale_below: float = 0.7
+    upscale_max: float = 2.0
 
     @property
     def body_fusion(self) -> BodyFusion:
@@ -317,13 +325,42 @@ class CardReader:
             image, dx, dy = image[y1:y2, x1:x2], x1, y1
         outlines = self._start_outlines(image)
         indices = self.read_indices(image)
-        det = self.with_bodies(image, self.detections_from(indices, two_decks, cards), two_decks, outlines)
+        f = self.upscale_for(indices)
+        if f > 1:  # small cards: read again enlarged, results back in this image's px
+            det, indices = self._read_enlarged(image, f, two_decks, cards, outlines)
+        else:
+            det = self.with_bodies(image, self.detections_from(indices, two_decks, cards), two_decks, outlines)
         if dx or dy:
             det = det.offset(dx, dy)
             for o in indices:
                 o.box = (o.box[0] + dx, o.box[1] + dy, o.box[2] + dx, o.box[3] + dy)
         return det, indices
 
+    def upscale_for(self, indices: list[IndexObs]) -> float:
+        """How much to enlarge an image whose indices came out this size (1: not at all)."""
+        target = self.meta.camera_index_px
+        if target is None or not indices:
+            return 1.0
+        size = float(np.median([o.size for o in indices]))
+        if size >= self.meta.upscale_below * target:
+            return 1.0
+        return min(self.meta.upscale_max, target / max(size, 1.0))
+
+    def _read_enlarged(
+        self, image: np.ndarray, f: float, two_decks: bool, cards: frozenset[str] | None,
+        started: Future[list[np.ndarray]] | None,
+    ) -> tuple[CardDetections, list[IndexObs]]:  # fmt: skip
+        import cv2
+
+        if started is not None:
+            started.cancel()  # the native-size outline search is not needed now
+        big = cv2.resize(image, None, fx=f, fy=f, interpolation=cv2.INTER_CUBIC)
+        outlines = self._start_outlines(big)
+        indices = self.read_indices(big)
+        det = self.with_bodies(big, self.detections_from(indices, two_decks, cards), two_decks, outlines)
+        for o in indices:
+            o.box = tuple(v / f for v in o.box)  # type: ignore[assignment]
+        return det.scaled(1 / f), indices
 
     def _start_outlines(self, image: np.ndarray) -> Future[list[np.ndarray]] | None:
         """The card outlines of `image`, searched on the reader's own thread (None without a
