@@ -92,6 +92,11 @@ class ReaderMeta:
     camera_index_px: float | None = None
     upscale_below: float = 0.7
     upscale_max: float = 2.0
+    # Frames whose short side is at least this are never enlarged: at 720p, indices that
+    # come out small are spurious reads (an oxygen deck's rank-only corners, a deck's back),
+    # not small cards, and enlarging there changed oxygen recordings (khmer-7605 event F1
+    # 0.73 -> 0.67). The camera's resolution, unlike a crop's indices, says what it can show.
+    upscale_frame_below: int = 600
 
     @property
     def body_fusion(self) -> BodyFusion:
@@ -315,6 +320,7 @@ class CardReader:
     ) -> tuple[CardDetections, list[IndexObs]]:
         """`read`, plus the classified indices it grouped (in full-image px)."""
         image = _check_image(image_bgr)
+        small_frame = min(image.shape[:2]) < self.meta.upscale_frame_below
         dx = dy = 0
         if roi is not None:
             x1, y1, x2, y2 = (int(v) for v in roi)
@@ -325,7 +331,7 @@ class CardReader:
             image, dx, dy = image[y1:y2, x1:x2], x1, y1
         outlines = self._start_outlines(image)
         indices = self.read_indices(image)
-        f = self.upscale_for(indices)
+        f = self.upscale_for(indices) if small_frame else 1.0
         if f > 1:  # small cards: read again enlarged, results back in this image's px
             det, indices = self._read_enlarged(image, f, two_decks, cards, outlines)
         else:
