@@ -34,6 +34,13 @@ class MotionConfig:
     background_rate: float = 0.05  # per frame where the scene matches it (lighting drift)
     relight_sigma: float = 10.0  # px at 1/8 scale: brightness changes smoother than this are lighting
     absorb_s: float = 3.0  # a still difference this old becomes background
+    # A frame in which at least this share of all pixels changed is an exposure or lighting
+    # step (an arm covers far less of the frame): what still moves must also break the
+    # frame's own tone curve (new brightness as a function of old, fitted on the whole
+    # frame; the same against the background). The smooth gain of `relight_sigma` alone is one ratio for a dark pattern and
+    # the bright felt around it: an auto-exposure step moved 20 % of a Khmer centre holding
+    # the stock (khmer-7700), and the deal was timed from it, 2.2 s late. None: off.
+    tone_step_share: float | None = 0.3
 
 
 @dataclass(frozen=True)
@@ -89,8 +96,16 @@ class MotionGate:
             # The same from one frame to the next: an auto-exposure step moves the whole
             # table at once, and must not read as an arm over every zone.
             pf = prev.astype(np.float32)
+            step = self.cfg.tone_step_share is not None and moving.mean() >= self.cfg.tone_step_share
             moving = np.abs(sf - pf * self._relight(sf, pf)) > thr
+            if step:
+                moving &= np.abs(sf - _tone_curve(sf, pf)) > thr
         diff_raw = np.abs(sf - self._bg * self._relight(sf, self._bg)) > thr
+        share = self.cfg.tone_step_share
+        if share is not None and (np.abs(sf - self._bg) > thr).mean() >= share:
+            # the same against the background after such a step (else every zone's ring
+            # reads as crossed until the background has caught up, ~1 s)
+            diff_raw &= np.abs(sf - _tone_curve(sf, self._bg)) > thr
         # An arm is a solid blob; scattered pixels (noise, light drift, compression) are not.
         diff_bg = cv2.morphologyEx(diff_raw.astype(np.uint8), cv2.MORPH_OPEN, self._open).astype(bool)
         # Selective background: it follows slow drift where the scene matches it, and takes
@@ -194,3 +209,14 @@ class MotionGate:
         d = np.hypot(xs - cx, ys - cy)
         far = np.argsort(d)[-max(1, len(d) // 20) :]  # the farthest 5 %: robust to one stray pixel
         return float(xs[far].mean() * s), float(ys[far].mean() * s)
+
+
+def _tone_curve(now: np.ndarray, before: np.ndarray, bins: int = 32) -> np.ndarray:
+    """`before` mapped through the frame's tone curve: the mean brightness now of the pixels
+    of each brightness before (`bins` levels, linearly interpolated between them)."""
+    idx = np.clip((before * (bins / 256.0)).astype(np.int32), 0, bins - 1).ravel()
+    count = np.bincount(idx, minlength=bins)
+    total = np.bincount(idx, now.ravel(), minlength=bins)
+    seen = count > 0
+    centres = (np.arange(bins) + 0.5) * (256.0 / bins)
+    return np.interp(before, centres[seen], total[seen] / count[seen]).astype(np.float32)

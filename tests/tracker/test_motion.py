@@ -1,0 +1,74 @@
+"""MotionGate on drawn frames: an exposure step is not movement; an arm still is."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vision.tracker.layout import ZoneMasks, ring_layout
+from vision.tracker.motion import MotionConfig, MotionGate
+
+SIZE = (1280, 720)
+
+
+def table() -> np.ndarray:
+    """Felt with a face-down stock in the centre: a dark/bright back pattern (in blocks of
+    the gate's 1/8 scale, so each of its pixels is dark or bright, as a real back's pattern
+    is at the camera's own blur)."""
+    img = np.full((SIZE[1], SIZE[0], 3), (120, 150, 90), np.uint8)
+    yy, xx = np.mgrid[0:96, 0:64]
+    back = np.where(((xx // 8) + (yy // 8)) % 2 == 0, 40, 230).astype(np.uint8)
+    img[312:408, 608:672] = back[:, :, None]
+    return img
+
+
+def exposure(img: np.ndarray, gamma: float = 0.6, gain: float = 1.15) -> np.ndarray:
+    """An auto-exposure step: a non-linear tone change of the whole frame."""
+    return np.clip(255 * gain * (img / 255.0) ** gamma, 0, 255).astype(np.uint8)
+
+
+def gate(tone: float | None) -> MotionGate:
+    layout = ring_layout(["S", "N"], SIZE, khmer=True)
+    return MotionGate(ZoneMasks(layout, SIZE, 8), MotionConfig(tone_step_share=tone), fps=15)
+
+
+@pytest.mark.parametrize("tone", [0.3, None])
+def test_an_exposure_step_does_not_move_the_centre(tone: float | None) -> None:
+    g = gate(tone)
+    img = table()
+    for _ in range(3):
+        g.update(img)
+    m = g.update(exposure(img))["market"]
+    if tone is None:  # the smooth gain alone: the stock's pattern "moves"
+        assert g.is_moving(m)
+    else:
+        assert m.moving < 0.005 and not g.is_covered(m)
+
+
+def test_an_arm_over_the_centre_during_an_exposure_step_still_moves() -> None:
+    g = gate(0.3)
+    img = table()
+    for _ in range(3):
+        g.update(img)
+    arm = img.copy()
+    arm[280:720, 600:700] = (35, 30, 30)  # a dark sleeve from the bottom edge over the stock
+    m = g.update(exposure(arm))["market"]
+    assert g.is_covered(m) and m.moving > 0.05
+
+
+@pytest.mark.parametrize("tone", [0.3, None])
+def test_after_an_exposure_step_no_zone_reads_as_covered(tone: float | None) -> None:
+    """A patterned tablecloth (blocks of the gate's scale) under an exposure step: against
+    the background too, the step is no arm, so no zone stays covered while the background
+    catches up."""
+    yy, xx = np.mgrid[0 : SIZE[1], 0 : SIZE[0]]
+    img = np.where((((xx // 16) + (yy // 16)) % 2 == 0)[:, :, None], (60, 80, 50), (150, 190, 120)).astype(np.uint8)
+    g = gate(tone)
+    for _ in range(3):
+        g.update(img)
+    stepped = exposure(img)
+    covered = [name for _ in range(3) for name, m in g.update(stepped).items() if g.is_covered(m)]
+    if tone is None:
+        assert covered
+    else:
+        assert covered == []
