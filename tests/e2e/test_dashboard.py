@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -80,7 +81,14 @@ def test_cut_reveal_letter_phone_order_refusal_and_restart(browser, server_facto
 
     # New hand; the phone calls first, then the dashboard: the phone's call is judged first.
     page.click("#btn-new-hand")
-    page.wait_for_selector("#market-entry:not([hidden])")  # the new hand is recorded: deal awaited
+    # The deal entry already shows after the judged cut (a deal is awaited then too), so wait
+    # for the server to log the new hand itself: a deal posted before it lands in the old hand
+    # and the new hand then wipes it (seen once in CI: awaiting "deal" at the check below).
+    deadline = time.monotonic() + 30
+    while (server.get("/api/game")["log"] or [{}])[-1].get("event", {}).get("type") != "new_hand":
+        assert time.monotonic() < deadline, "the new hand was never logged"
+        time.sleep(0.05)
+    page.wait_for_selector("#market-entry:not([hidden])")  # deal awaited
     assert server.post("/api/events", {"type": "deal", "market": MARKET})[0] == 200
     phone.click("[data-call='cut'][data-target='S']")
     phone.wait_for_function("document.querySelector('#status').textContent.includes('#')")
