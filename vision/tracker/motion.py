@@ -37,9 +37,10 @@ class MotionConfig:
     # A frame in which at least this share of all pixels changed is an exposure or lighting
     # step (an arm covers far less of the frame): what still moves must also break the
     # frame's own tone curve (new brightness as a function of old, fitted on the whole
-    # frame; the same against the background). The smooth gain of `relight_sigma` alone is one ratio for a dark pattern and
-    # the bright felt around it: an auto-exposure step moved 20 % of a Khmer centre holding
-    # the stock (khmer-7700), and the deal was timed from it, 2.2 s late. None: off.
+    # frame; the same against the background). The smooth gain of `relight_sigma` alone
+    # gives a dark pattern and the bright felt around it one ratio: an auto-exposure step
+    # moved 20 % of a Khmer centre holding the stock (khmer-7700), and the deal was timed
+    # from it, 2.2 s late. None: off.
     tone_step_share: float | None = 0.3
 
 
