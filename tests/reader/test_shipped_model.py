@@ -193,3 +193,26 @@ def test_small_cards_are_read_enlarged(reader: CardReader) -> None:
         fn += sum((want - got).values())
     assert enlarged >= 1
     assert 2 * tp / (2 * tp + fp + fn) >= 0.82, (tp, fp, fn)
+
+
+def test_a_720p_frame_is_never_read_enlarged(reader: CardReader, monkeypatch: pytest.MonkeyPatch) -> None:
+    """At 1280×720 indices that come out small are spurious reads (an oxygen deck's rank-only
+    corners), not small cards: `upscale_frame_below` keeps such frames at their own size
+    even when their indices ask for enlarging, and a smaller frame still gets it."""
+    crop = cv2.imread(str(FIX / next(iter(MARKETS))))  # a 299×262 crop: padded to a 720p frame
+    h, w = crop.shape[:2]
+    img = cv2.copyMakeBorder(crop, 0, 720 - h, 0, 1280 - w, cv2.BORDER_REPLICATE)
+    assert min(img.shape[:2]) >= reader.meta.upscale_frame_below
+    monkeypatch.setattr(CardReader, "upscale_for", lambda self, indices: 2.0)
+    called: list[float] = []
+    real = CardReader._read_enlarged
+
+    def spy(self, image, f, *a):  # noqa: ANN001, ANN202
+        called.append(f)
+        return real(self, image, f, *a)
+
+    monkeypatch.setattr(CardReader, "_read_enlarged", spy)
+    reader.read(img)
+    assert called == []
+    reader.read(crop)  # a frame under 600 px: enlarged
+    assert called == [2.0]
