@@ -178,19 +178,30 @@ def speed(reader, model_dir: Path, images: list[np.ndarray], baseline: bool) -> 
         for name, m in models.items():
             times[name] = []
             m.predict(images[0], imgsz=640, device="cpu", verbose=False)  # warm-up
+    int8 = None
+    if reader.detector_file != reader.meta.detector_file:  # bf16 detector loaded: time the INT8 one beside it
+        from vision.reader.reader import CardReader
+
+        int8 = CardReader.from_meta(model_dir, reader.meta, precision="int8")
+        times["reader_full_int8_detector"] = []
+        int8.read(images[0])
     twin = float_twin(reader, model_dir)
     if twin is not None:
-        times["reader_full_float32"] = []
+        times["reader_full_float"] = []
         twin.read(images[0])
     reader.read(images[0])
     for img in images:
         t = time.perf_counter()
         reader.read(img)
         times["reader_full"].append(time.perf_counter() - t)
+        if int8 is not None:
+            t = time.perf_counter()
+            int8.read(img)
+            times["reader_full_int8_detector"].append(time.perf_counter() - t)
         if twin is not None:
             t = time.perf_counter()
             twin.read(img)
-            times["reader_full_float32"].append(time.perf_counter() - t)
+            times["reader_full_float"].append(time.perf_counter() - t)
         if reader.body is not None:  # the same reader without its whole-card network
             body, reader.body = reader.body, None
             t = time.perf_counter()
@@ -214,6 +225,9 @@ def speed(reader, model_dir: Path, images: list[np.ndarray], baseline: bool) -> 
         res["speedup_vs_baseline"] = round(base / res["reader_full"]["median_ms"], 2)
         if "reader_corners_only" in res:
             res["speedup_corners_only_vs_baseline"] = round(base / res["reader_corners_only"]["median_ms"], 2)
+        if "reader_full_int8_detector" in res:
+            res["speedup_int8_detector_vs_baseline"] = round(base / res["reader_full_int8_detector"]["median_ms"], 2)
+    res["detector_file"] = reader.detector_file
     res["frames"] = len(images)
     res["cpu_count_visible"] = os.cpu_count()
     res["load_avg_at_end"] = os.getloadavg()
@@ -221,7 +235,9 @@ def speed(reader, model_dir: Path, images: list[np.ndarray], baseline: bool) -> 
 
 
 def float_twin(reader, model_dir: Path):  # noqa: ANN001, ANN201
-    """The same reader with the float networks, when the shipped one loads INT8 copies."""
+    """The same reader with the float networks, when the shipped one loads INT8 copies (computed
+    in OpenVINO's default float precision for the CPU: bf16 where it has AMX, see the report's
+    `cpu_float_precision`)."""
     import dataclasses
 
     from vision.reader.reader import CardReader
@@ -263,16 +279,19 @@ def main(argv: list[str] | None = None) -> int:
                     help="override reader.json index_px_range (detector-scale index size that triggers a rescale)")
     ap.add_argument("--det-conf", type=float, help="override reader.json detector_conf")
     ap.add_argument("--min-index-p", type=float, help="override reader.json min_index_p")
+    ap.add_argument("--precision", choices=("auto", "int8", "bf16"), default="auto",
+                    help="detector precision (CardReader.load): auto = bf16 where the CPU computes it natively, else INT8")
     ap.add_argument("--skip-speed", action="store_true", help="accuracy only")
     ap.add_argument("--skip-accuracy", action="store_true", help="speed only (run it on a quiet machine)")
     ap.add_argument("--out", default=str(REPO / "benchmarks" / "results" / "reader.json"), help="JSON report path")
     args = ap.parse_args(argv)
 
     from vision.reader.reader import CardReader
+    from vision.reader.runtime import cpu_float_precision
     from vision.synth.layouts import random_scene
 
     model_dir = Path(args.model)
-    reader = CardReader.load(model_dir)
+    reader = CardReader.load(model_dir, precision=args.precision)
     if args.index_px_range:
         reader.meta.index_px_range = tuple(args.index_px_range)
     if args.det_conf is not None:
@@ -281,7 +300,8 @@ def main(argv: list[str] | None = None) -> int:
         reader.meta.min_index_p = args.min_index_p
     decks = held_out_decks(args.procedural_decks)
     report: dict = {"model": str(model_dir), "index_px_range": list(reader.meta.index_px_range),
-                    "detector_conf": reader.meta.detector_conf, "min_index_p": reader.meta.min_index_p, "families": {k: [d.name for d in v] for k, v in decks.items()}}
+                    "detector_conf": reader.meta.detector_conf, "min_index_p": reader.meta.min_index_p,
+              "detector_file": reader.detector_file, "cpu_float_precision": cpu_float_precision(), "families": {k: [d.name for d in v] for k, v in decks.items()}}
     if not args.skip_accuracy:
         report["accuracy"] = accuracy(reader, decks, args.frames, args.cascades, args.seed, args.photos)
     rng = np.random.default_rng(args.seed + 1)

@@ -10,18 +10,20 @@ from pathlib import Path
 
 import pytest
 
-from vision.reader.reader import DEFAULT_MODEL_DIR, CardReader
+from vision.reader.reader import DEFAULT_MODEL_DIR, CardReader, ReaderMeta, detector_choice
 from vision.reader.runtime import ModelError
 
 HAVE_MODEL = (DEFAULT_MODEL_DIR / "reader.json").is_file()
 
 
 def _model_files() -> list[str]:
-    """The network files the shipped reader.json makes the runtime load (xml + its bin)."""
+    """The network files the shipped reader.json makes the runtime load on this CPU (xml + its
+    bin; the detector file depends on the CPU's float precision, `detector_choice`)."""
     if not HAVE_MODEL:
         return []
     meta = json.loads((DEFAULT_MODEL_DIR / "reader.json").read_text())
-    names = [meta.get("detector_file", "index_detector.xml"), meta.get("classifier_file", "index_classifier.onnx")]
+    detector = detector_choice(ReaderMeta.from_json(meta))[0]
+    names = [detector, meta.get("classifier_file", "index_classifier.onnx")]
     names += [meta["body_file"]] if meta.get("body_file") else []  # the whole-card network
     return names + [n[:-4] + ".bin" for n in names if n.endswith(".xml")]
 
@@ -144,3 +146,20 @@ def test_a_heic_photo_gets_a_hint_not_a_generic_error(tmp_path: Path) -> None:
     junk = tmp_path / "junk.jpg"
     junk.write_bytes(bytes(64))
     assert load_image(str(junk)) == (None, "not an image OpenCV can decode")
+
+
+def test_detector_precision_choice(monkeypatch: pytest.MonkeyPatch) -> None:
+    """bf16 detector only where the CPU computes bf16 natively (or when asked), else INT8."""
+    import vision.reader.reader as reader_mod
+
+    meta = ReaderMeta(detector_file="d_int8.xml", detector_bf16_file="d.xml")
+    monkeypatch.setattr(reader_mod, "cpu_float_precision", lambda: "f32")
+    assert detector_choice(meta) == ("d_int8.xml", None)
+    assert detector_choice(meta, "bf16") == ("d.xml", "bf16")
+    monkeypatch.setattr(reader_mod, "cpu_float_precision", lambda: "bf16")
+    assert detector_choice(meta) == ("d.xml", "bf16")
+    assert detector_choice(meta, "int8") == ("d_int8.xml", None)
+    # a model folder without a float detector always loads its one file
+    assert detector_choice(ReaderMeta(detector_file="d_int8.xml"), "bf16") == ("d_int8.xml", None)
+    with pytest.raises(ValueError, match="precision must be one of"):
+        detector_choice(meta, "fp16")

@@ -88,7 +88,7 @@ def test_photo_refine_follows_reader_json(reader: CardReader, monkeypatch: pytes
     img = cv2.imread(str(FIX / "closeup_0_QC.jpg"))
     passes: list[float | None] = []
     real = reader.read_indices
-    monkeypatch.setattr(reader, "read_indices", lambda image, scale=None, conf=None: passes.append(scale) or real(image, scale, conf))
+    monkeypatch.setattr(reader, "read_indices", lambda image, scale=None, conf=None, **kw: passes.append(scale) or real(image, scale, conf, **kw))
     n = len(reader.meta.multiscale)
     for refine, expected in ((False, n), (True, n + 1)):
         monkeypatch.setattr(reader, "meta", dataclasses.replace(reader.meta, photo_refine=refine))
@@ -172,17 +172,19 @@ def test_outlines_searched_alongside_the_corner_reader_change_nothing(reader: Ca
 
 
 def test_small_cards_are_read_enlarged(reader: CardReader) -> None:
-    """The market fixtures shrunk to 0.7 (a lower-resolution camera: indices ~12 px instead
+    """The market fixtures shrunk to 0.6 (a lower-resolution camera: indices ~11 px instead
     of ~18): reader.json's `camera_index_px` has those whose indices come out small read
-    again from an enlarged copy. Measured 11 right, 3 extra, 1 missed (F1 0.85); read at
-    their own size 10 right, 4 extra, 2 missed (0.77). Boxes come back in the shrunken
-    image's pixels; at the camera's own scale nothing is enlarged."""
+    again from an enlarged copy. Measured 2026-12-02 (right / extra / missed, F1): INT8
+    detector 9 / 1 / 3 (0.82), 2 of 3 enlarged, at their own size 9 / 3 / 3 (0.75); bf16
+    detector 10 / 3 / 2 (0.80), 3 of 3 enlarged, own size 0.78. (At 0.7, the bf16 detector's
+    boxes, ~7 % larger, stay just over the enlarging threshold.) Boxes come back in the
+    shrunken image's pixels; at the camera's own scale nothing is enlarged."""
     assert reader.meta.camera_index_px is not None
     tp = fp = fn = enlarged = 0
     for name, cards in MARKETS.items():
         img = cv2.imread(str(FIX / name))
         assert reader.upscale_for(reader.read_indices(img)) == 1.0, name
-        small = cv2.resize(img, None, fx=0.7, fy=0.7, interpolation=cv2.INTER_AREA)
+        small = cv2.resize(img, None, fx=0.6, fy=0.6, interpolation=cv2.INTER_AREA)
         enlarged += reader.upscale_for(reader.read_indices(small)) > 1
         det = reader.read(small)
         h, w = small.shape[:2]
@@ -191,8 +193,8 @@ def test_small_cards_are_read_enlarged(reader: CardReader) -> None:
         tp += sum((got & want).values())
         fp += sum((got - want).values())
         fn += sum((want - got).values())
-    assert enlarged >= 1
-    assert 2 * tp / (2 * tp + fp + fn) >= 0.82, (tp, fp, fn)
+    assert enlarged >= 2
+    assert 2 * tp / (2 * tp + fp + fn) >= 0.78, (tp, fp, fn)
 
 
 def test_a_720p_frame_is_never_read_enlarged(reader: CardReader, monkeypatch: pytest.MonkeyPatch) -> None:

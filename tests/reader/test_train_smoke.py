@@ -35,6 +35,7 @@ def test_smoke_training_end_to_end(tmp_path: Path) -> None:
         assert (model / name).is_file(), name
     meta = json.loads((model / "reader.json").read_text())
     assert meta["detector_file"] == "index_detector_int8.xml" and meta["classifier_file"] == "index_classifier_int8.xml"
+    assert meta["detector_bf16_file"] == "index_detector.xml"  # the float file, for CPUs computing bf16
     assert meta["min_card_p"] == 0.4 and meta["geometry"]["reassign_below"] == 0.9  # the config's runtime block
     assert (out / "detector" / "weights" / "last.pt").is_file()
     # the whole-card network joined the exported model

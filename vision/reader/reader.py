@@ -24,7 +24,7 @@ from vision.reader.classifier import IndexClassifier, TwoViewClassifier
 from vision.reader.detector import IndexDetector
 from vision.reader.grouping import CardGeometry, CardGroup, IndexObs, group_indices
 from vision.reader.labels import RANKS, SUITS
-from vision.reader.runtime import ModelError, load_session
+from vision.reader.runtime import ModelError, cpu_float_precision, load_session
 from vision.types import CardDetections, box_quad
 
 DEFAULT_MODEL_DIR = Path(__file__).resolve().parents[2] / "models"
@@ -39,6 +39,11 @@ class ReaderMeta:
     """Everything the runtime needs to know about a shipped model (models/reader.json)."""
 
     detector_file: str = "index_detector.xml"
+    # The float detector, loaded instead of `detector_file` on CPUs where OpenVINO computes
+    # float models in bfloat16 by default (AMX matrix units): there it beats the INT8 file
+    # (measured 2026-12-02: network 5.4 vs 7.9 ms, whole frame ~4.8 ms less). None: always
+    # `detector_file`. `CardReader.load(precision=...)` overrides the choice.
+    detector_bf16_file: str | None = None
     detector_input_hw: tuple[int, int] = (384, 640)
     detector_conf: float = 0.25
     detector_iou: float = 0.5
@@ -127,17 +132,26 @@ class CardReader:
 
     def __init__(
         self, meta: ReaderMeta, detector: IndexDetector, classifier: IndexClassifier | TwoViewClassifier,
-        body: BodyClassifier | None = None,
+        body: BodyClassifier | None = None, detector_file: str | None = None,
+        photo_detector: IndexDetector | None = None,
     ) -> None:  # fmt: skip
         self.meta, self.detector, self.classifier, self.body = meta, detector, classifier, body
+        self.detector_file = detector_file or meta.detector_file  # the file loaded (`detector_choice`)
+        # Photo mode's detector: the INT8 `detector_file` even where the camera path runs the
+        # bf16 one. Photo mode's thresholds and scale search were chosen with the INT8 file,
+        # and with the float one its photos read worse (2026-12-02: F1 0.714 -> 0.652); photo
+        # mode is not bound by a frame time.
+        self.photo_detector = photo_detector or detector
         # The outline search (OpenCV, which releases the GIL) runs on this thread while the
         # corner reader's networks run on the caller's: the networks leave part of the two
         # cores idle; measured 2.8 ms less a 1280×720 frame (paired median, bench frames).
         self._outline_thread: ThreadPoolExecutor | None = None
 
     @classmethod
-    def load(cls, model_dir: str | Path | None = None, threads: int = 2) -> CardReader:
-        """Load the shipped model (default: the repo's models/). Raises ModelError (one line)."""
+    def load(cls, model_dir: str | Path | None = None, threads: int = 2, precision: str = "auto") -> CardReader:
+        """Load the shipped model (default: the repo's models/). Raises ModelError (one line).
+        precision: the detector's, "auto" (bf16 where the CPU computes it natively and the
+        model ships a float detector, else the INT8 file), "int8" or "bf16"."""
         root = Path(model_dir) if model_dir is not None else DEFAULT_MODEL_DIR
         meta_path = root / META_FILE
         if not root.is_dir():
@@ -148,15 +162,19 @@ class CardReader:
             meta = ReaderMeta.from_json(json.loads(meta_path.read_text()))
         except (ValueError, TypeError) as exc:
             raise ModelError(f"corrupt {meta_path}: {exc}") from None
-        return cls.from_meta(root, meta, threads)
+        return cls.from_meta(root, meta, threads, precision)
 
     @classmethod
-    def from_meta(cls, root: Path, meta: ReaderMeta, threads: int = 2) -> CardReader:
+    def from_meta(cls, root: Path, meta: ReaderMeta, threads: int = 2, precision: str = "auto") -> CardReader:
         """The networks `meta` names, opened from `root` (e.g. the float files beside INT8)."""
-        det = IndexDetector(
-            load_session(root / meta.detector_file, threads, image_input=True),
-            meta.detector_input_hw, meta.detector_conf, meta.detector_iou,
-        )
+        det_file, det_precision = detector_choice(meta, precision)
+
+        def detector(file: str, hint: str | None) -> IndexDetector:
+            session = load_session(root / file, threads, image_input=True, precision=hint)
+            return IndexDetector(session, meta.detector_input_hw, meta.detector_conf, meta.detector_iou)
+
+        det = detector(det_file, det_precision)
+        photo_det = detector(meta.detector_file, None) if det_file != meta.detector_file else det
         clf = IndexClassifier(
             load_session(root / meta.classifier_file, threads),
             meta.classifier_size,
@@ -175,7 +193,7 @@ class CardReader:
         if meta.body_file:
             body = BodyClassifier(load_session(root / meta.body_file, threads), meta.body_size, len(meta.ranks), len(meta.suits))
             body.warm()
-        return cls(meta, det, clf, body)
+        return cls(meta, det, clf, body, det_file, photo_det)
 
     # -- stage a: find indices at a scale where they look like the training ones ----------
     def _detect(self, image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -199,11 +217,17 @@ class CardReader:
                 boxes, scores = b2, s2
         return boxes, scores
 
-    def read_indices(self, image: np.ndarray, scale: float | None = None, conf: float | None = None) -> list[IndexObs]:
+    def read_indices(
+        self, image: np.ndarray, scale: float | None = None, conf: float | None = None, photo: bool = False
+    ) -> list[IndexObs]:
         """Stage a + b: classified corner indices, before grouping. `scale`: run the
         detector at exactly this image scale (default: chosen from the image); `conf`: its
-        score threshold there (default: detector_conf)."""
-        boxes, scores = self._detect(image) if scale is None else self.detector.detect(image, scale, conf)
+        score threshold there (default: detector_conf); `photo`: with photo mode's detector
+        (`photo_detector`; needs `scale`)."""
+        if scale is None:
+            boxes, scores = self._detect(image)
+        else:
+            boxes, scores = (self.photo_detector if photo else self.detector).detect(image, scale, conf)
         r = self.classifier.classify(image, boxes)
         obs = []
         for i, box in enumerate(boxes):
@@ -284,7 +308,7 @@ class CardReader:
         best: tuple[float, float, float, list[IndexObs]] | None = None
         conf = self.meta.photo_detector_conf
         for m in self.meta.multiscale:
-            obs = self.read_indices(image, fit * m, conf)
+            obs = self.read_indices(image, fit * m, conf, photo=True)
             if not obs:
                 continue
             size = float(np.median([o.size for o in obs])) * fit * m
@@ -297,7 +321,7 @@ class CardReader:
         if refine is None:
             refine = self.meta.photo_refine
         if refine and abs(np.log(size / target)) > 0.15:  # indices at the trained size
-            refined = self.read_indices(image, scale * target / size, conf)
+            refined = self.read_indices(image, scale * target / size, conf, photo=True)
             if refined:
                 return scale * target / size, refined
         return scale, obs
@@ -389,6 +413,19 @@ class CardReader:
         keep = unsure_mask(det, quads, self.meta.body_skip_above)
         reads = self.body.classify(image, [q for q, k in zip(quads, keep) if k])
         return fuse_bodies(det, reads, self.meta.ranks, self.meta.suits, self.meta.body_fusion, two_decks)
+
+
+PRECISIONS = ("auto", "int8", "bf16")
+
+
+def detector_choice(meta: ReaderMeta, precision: str = "auto") -> tuple[str, str | None]:
+    """(detector file, OpenVINO precision hint) for `precision` (one of PRECISIONS)."""
+    if precision not in PRECISIONS:
+        raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}, not {precision!r}")
+    bf16 = meta.detector_bf16_file
+    if bf16 is None or precision == "int8" or (precision == "auto" and cpu_float_precision() != "bf16"):
+        return meta.detector_file, None
+    return bf16, "bf16"
 
 
 def scale_weight(index_px: float, target_px: float, sigma: float = 0.45) -> float:

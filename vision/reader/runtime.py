@@ -7,6 +7,7 @@ width, height in input pixels.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -28,7 +29,7 @@ class Session(Protocol):
 
 
 class _OpenVinoSession:
-    def __init__(self, path: Path, threads: int, image_input: bool = False) -> None:
+    def __init__(self, path: Path, threads: int, image_input: bool = False, precision: str | None = None) -> None:
         import openvino as ov
 
         core = ov.Core()
@@ -42,7 +43,9 @@ class _OpenVinoSession:
         self._image_input = image_input
         if image_input:  # uint8 BGR HWC in; conversion to RGB NCHW 0..1 runs inside the graph
             model = _image_preprocess(model)
-        cfg = {"INFERENCE_NUM_THREADS": threads, "PERFORMANCE_HINT": "LATENCY", "NUM_STREAMS": 1}
+        cfg: dict[str, object] = {"INFERENCE_NUM_THREADS": threads, "PERFORMANCE_HINT": "LATENCY", "NUM_STREAMS": 1}
+        if precision is not None:
+            cfg["INFERENCE_PRECISION_HINT"] = precision
         self._compiled = core.compile_model(model, "CPU", cfg)
         self._request = self._compiled.create_infer_request()
         self._static = not model.inputs[0].get_partial_shape().is_dynamic
@@ -94,9 +97,13 @@ class _OrtSession:
         return self.run(to_blob(canvas_bgr))
 
 
-def load_session(path: Path, threads: int = 2, backend: str = "auto", image_input: bool = False) -> Session:
+def load_session(
+    path: Path, threads: int = 2, backend: str = "auto", image_input: bool = False, precision: str | None = None
+) -> Session:
     """Open an `.xml` (OpenVINO IR) or `.onnx` model; one clear ModelError on failure.
-    image_input: the session will be fed uint8 BGR images (`run_image`)."""
+    image_input: the session will be fed uint8 BGR images (`run_image`).
+    precision: OpenVINO's inference precision for a float model ("f32", "bf16"; None: the
+    CPU's default, see `cpu_float_precision`); ONNX Runtime ignores it."""
     path = Path(path)
     if not path.is_file():
         raise ModelError(f"model file not found: {path}")
@@ -108,12 +115,27 @@ def load_session(path: Path, threads: int = 2, backend: str = "auto", image_inpu
     errors: list[str] = []
     for name in order:
         try:
-            return _OpenVinoSession(path, threads, image_input) if name == "openvino" else _OrtSession(path, threads)
+            if name == "openvino":
+                return _OpenVinoSession(path, threads, image_input, precision)
+            return _OrtSession(path, threads)
         except ImportError as exc:
             errors.append(f"{name} not installed ({exc})")
         except Exception as exc:  # noqa: BLE001 - every backend error means "cannot load this file"
             errors.append(f"{name}: {_reason(exc)}")
     raise ModelError(f"cannot load model {path}: " + "; ".join(errors))
+
+
+@functools.cache
+def cpu_float_precision() -> str:
+    """The precision OpenVINO computes float models in on this CPU by default: "bf16" where
+    the CPU has bfloat16 matrix units (AMX; OpenVINO's own choice), else "f32". "" without
+    OpenVINO."""
+    try:
+        import openvino as ov
+
+        return str(ov.Core().get_property("CPU", "INFERENCE_PRECISION_HINT").get_type_name()).lower()
+    except Exception:  # noqa: BLE001 - no OpenVINO, no CPU plugin: no preference
+        return ""
 
 
 def _reason(exc: Exception) -> str:

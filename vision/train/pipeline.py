@@ -157,7 +157,12 @@ def stage_export(cfg: TrainConfig, out: Path, export_dir: Path) -> dict:
 
         scenes = calibration_scenes(cfg.int8_scenes)  # drawn once, for every network quantized
         q = quantize_reader(export_dir, meta.detector_input_hw, meta.classifier_size, meta.classifier_pad, scenes=scenes)
-        meta = dataclasses.replace(meta, detector_file=q["detector"].name, classifier_file=q["classifier"].name)
+        # the float detector stays for CPUs that compute it in bf16, where it beats INT8
+        # (ReaderMeta.detector_bf16_file)
+        meta = dataclasses.replace(
+            meta, detector_file=q["detector"].name, classifier_file=q["classifier"].name,
+            detector_bf16_file=meta.detector_file,
+        )  # fmt: skip
         files.update({"detector_int8": q["detector"], "classifier_int8": q["classifier"]})
     if cfg.second_view.classifier_from:
         meta = export_second_view(cfg, export_dir, meta, files, scenes)
