@@ -84,8 +84,8 @@ def card_outlines(image: np.ndarray, cfg: OutlineConfig = OutlineConfig()) -> li
 def _card_rect(contour: np.ndarray, lo: float, hi: float, cfg: OutlineConfig):  # noqa: ANN202
     """The contour's min-area rectangle when it is card-shaped, else None."""
     _x, _y, w, h = cv2.boundingRect(contour)
-    if max(w, h) < 0.7 * lo:  # most contours are pips and letters: the cheap test first
-        return None
+    if max(w, h) < 0.7 * lo or w * h < lo * lo * 0.5:  # most contours are pips and letters:
+        return None  # the cheap tests first (the hull's area is at most its box's)
     hull_area = cv2.contourArea(cv2.convexHull(contour))
     if hull_area < lo * lo * 0.5:
         return None
@@ -110,12 +110,12 @@ def order_quad(quad: np.ndarray) -> np.ndarray:
 def _dedupe(quads: list[np.ndarray], dist: float = 0.08) -> list[np.ndarray]:
     """One outline per card: nested contours of one card (outer and inner edge of its
     border) and the same card found by both views of the edge map; keep the larger."""
-    keep: list[np.ndarray] = []
-    for q in sorted(quads, key=lambda q: -cv2.contourArea(q)):
+    keep: list[tuple[np.ndarray, np.ndarray, float]] = []  # quad, centre, area
+    for area, q in sorted(((cv2.contourArea(q), q) for q in quads), key=lambda aq: -aq[0]):
         c, size = q.mean(0), np.linalg.norm(q[2] - q[1])
-        if all(np.linalg.norm(c - k.mean(0)) > dist * size or cv2.contourArea(q) < 0.7 * cv2.contourArea(k) for k in keep):
-            keep.append(q)
-    return keep
+        if all(np.linalg.norm(c - kc) > dist * size or area < 0.7 * ka for _k, kc, ka in keep):
+            keep.append((q, c, area))
+    return [k for k, _c, _a in keep]
 
 
 def rectify(image: np.ndarray, quad: np.ndarray, size: tuple[int, int]) -> np.ndarray:

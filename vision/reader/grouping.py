@@ -21,6 +21,7 @@ read QS (0.6) and QC (0.5) is one card, read from the evidence of both, not two 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -115,11 +116,11 @@ class CardGroup:
 
 def _axes(up: tuple[float, float]) -> tuple[np.ndarray, np.ndarray]:
     """(right, down) unit vectors of a card whose top points along `up` (image y down)."""
-    u = np.asarray(up, np.float64)
-    u = u / max(np.linalg.norm(u), 1e-9)
-    down = -u
-    right = np.array([-u[1], u[0]])  # up (0,-1) -> right (1, 0)
-    return right, down
+    # scalar math, not numpy: called ~100 times a frame on 2-vectors, where numpy's
+    # per-call overhead was most of the grouping's time
+    n = max(math.hypot(up[0], up[1]), 1e-9)
+    ux, uy = up[0] / n, up[1] / n
+    return np.array([-uy, ux]), np.array([-ux, -uy])  # up (0,-1) -> right (1, 0); down = -up
 
 
 def predicted_centre(obs: IndexObs, geom: CardGeometry) -> np.ndarray | None:
@@ -154,8 +155,8 @@ def box_cover(a: tuple[float, ...], b: tuple[float, ...]) -> float:
 
 
 def _angle_deg(a: tuple[float, float], b: tuple[float, float]) -> float:
-    cos = float(np.dot(a, b) / max(np.linalg.norm(a) * np.linalg.norm(b), 1e-9))
-    return float(np.degrees(np.arccos(np.clip(cos, -1, 1))))
+    cos = (a[0] * b[0] + a[1] * b[1]) / max(math.hypot(a[0], a[1]) * math.hypot(b[0], b[1]), 1e-9)
+    return math.degrees(math.acos(min(1.0, max(-1.0, cos))))
 
 
 def _diagonal_pair(a: IndexObs, b: IndexObs, geom: CardGeometry) -> bool:
@@ -163,14 +164,15 @@ def _diagonal_pair(a: IndexObs, b: IndexObs, geom: CardGeometry) -> bool:
     to the right, at about the distance between the two indices of a card. Tolerant of
     decks whose index is smaller or larger than the typical one (the ratio may differ 2×)."""
     assert a.up is not None
-    right, down = _axes(a.up)
-    v = b.centre - a.centre
+    n = max(math.hypot(a.up[0], a.up[1]), 1e-9)
+    ux, uy = a.up[0] / n, a.up[1] / n  # right = (-uy, ux), down = -up (`_axes`), in scalars
+    (ax1, ay1, ax2, ay2), (bx1, by1, bx2, by2) = a.box, b.box
+    vx, vy = (bx1 + bx2) / 2 - (ax1 + ax2) / 2, (by1 + by2) / 2 - (ay1 + ay2) / 2
     s = (a.size + b.size) / 2
-    got = np.array([np.dot(v, right), np.dot(v, down)]) / s
-    want = 2 * np.array([geom.cx, geom.cy])
-    ratio = float(np.linalg.norm(got) / np.linalg.norm(want))
-    ang = _angle_deg((float(got[0]), float(got[1])), (float(want[0]), float(want[1])))
-    return 0.5 <= ratio <= 2.0 and ang <= 25.0
+    got = ((-vx * uy + vy * ux) / s, (-vx * ux - vy * uy) / s)
+    want = (2 * geom.cx, 2 * geom.cy)
+    ratio = math.hypot(*got) / math.hypot(*want)
+    return 0.5 <= ratio <= 2.0 and _angle_deg(got, want) <= 25.0
 
 
 def same_card(a: IndexObs, b: IndexObs, geom: CardGeometry) -> bool:
@@ -182,7 +184,7 @@ def same_card(a: IndexObs, b: IndexObs, geom: CardGeometry) -> bool:
         return False  # same reading direction: two cards (a cascade), never one
     ca, cb = predicted_centre(a, geom), predicted_centre(b, geom)
     assert ca is not None and cb is not None
-    if float(np.linalg.norm(ca - cb)) <= geom.link_radius * (a.size + b.size) / 2:
+    if math.hypot(*(ca - cb)) <= geom.link_radius * (a.size + b.size) / 2:
         return True
     return _diagonal_pair(a, b, geom) and _diagonal_pair(b, a, geom)
 
@@ -242,7 +244,7 @@ def _twins(obs: list[IndexObs], geom: CardGeometry) -> Callable[[int, int], bool
             return False
         ca, cb = predicted_centre(a, geom), predicted_centre(b, geom)
         assert ca is not None and cb is not None
-        return float(np.linalg.norm(ca - cb)) > geom.link_radius * (a.size + b.size) / 2
+        return math.hypot(*(ca - cb)) > geom.link_radius * (a.size + b.size) / 2
 
     return apart
 
@@ -258,7 +260,7 @@ def _links(obs: list[IndexObs], pairs: list[tuple[int, int]], geom: CardGeometry
         elif same_card(a, b, geom):
             ca, cb = predicted_centre(a, geom), predicted_centre(b, geom)
             assert ca is not None and cb is not None  # same_card of distinct indices needs both directions
-            ranked.append((1.0 + float(np.linalg.norm(ca - cb)) / ((a.size + b.size) / 2), i, j))
+            ranked.append((1.0 + math.hypot(*(ca - cb)) / ((a.size + b.size) / 2), i, j))
     return [(i, j) for _, i, j in sorted(ranked)]
 
 
