@@ -38,7 +38,9 @@ class MarketConfig:
     # After a stale call, a change that brings in at least this many new cards at once is
     # the reset, even when one of its cards was seen before (a misread, or a real repeat:
     # then a `seen_twice` anomaly), not that many swaps at one instant. None: a reset needs
-    # every card new. Measured (datasets/README.md): 3 by default.
+    # every card new. Measured (datasets/README.md): 3 by default. With a number, a change
+    # of fewer cards than that while the reset is due is a misread put right (`correct`
+    # events), since nobody may swap then; with None it is reported as swaps.
     stale_reset_min_new: int | None = 3
 
 
@@ -111,10 +113,18 @@ class MarketTracker:
         if all_new or self._stale_reset(ch):
             return self._reset(after, t)
         if len(before) == size and len(ch.removed) == len(ch.added):
-            return self._swaps(ch, t)
-        # From a partial market (e.g. 3 cards while a hand rested) to a full one: the diff
-        # against the last full market is what happened.
-        return self._swaps_from_full(after, t)
+            pairs = _pair_by_position(ch)
+        else:
+            # From a partial market (e.g. 3 cards while a hand rested) to a full one: the
+            # diff against the last full market is what happened.
+            diff = _diff_pairs(self._last_full, after)
+            if diff is None:
+                return [], []
+            pairs = diff
+        n = self.config.stale_reset_min_new
+        if self.stale_announced and pairs and n is not None and len(pairs) < n:
+            return self._misread_while_reset_due(pairs, ch.zone, t, after)
+        return self._emit_swaps(pairs, t, after)
 
     def correct(self, ch: ZoneChange, t_event: float) -> tuple[list[Event], list[Event]] | None:
         """A change that only corrects misread identities (`ch.corrections`: the same cards,
@@ -193,18 +203,24 @@ class MarketTracker:
         events.append({"type": "reset", "market": list(market), "t": t})
         return events, notices
 
-    def _swaps(self, ch: ZoneChange, t: float) -> tuple[list[Event], list[Event]]:
-        pairs = _pair_by_position(ch)
-        return self._emit_swaps(pairs, t, ch.after)
-
-    def _swaps_from_full(self, after: tuple[str, ...], t: float) -> tuple[list[Event], list[Event]]:
-        last = Counter(self._last_full)
-        now = Counter(after)
-        takes = list((last - now).elements())
-        gives = list((now - last).elements())
-        if len(takes) != len(gives):
-            return [], []
-        return self._emit_swaps(list(zip(takes, gives)), t, after)
+    def _misread_while_reset_due(
+        self, pairs: list[tuple[str, str]], zone: str, t: float, after: tuple[str, ...]
+    ) -> tuple[list[Event], list[Event]]:
+        """A change of fewer cards than a reset while the reset is due: nobody may swap then
+        (the referee's phase is `reset`), so it is an earlier misread put right (most
+        often read again as the dealer's arm comes in), not a swap: a `correct` per card,
+        and the reset is still awaited. (Taken as a swap, the referee rejected it and the
+        reset that followed was announced stale a second time.)"""
+        events: list[Event] = []
+        notices: list[Event] = []
+        for was, now in pairs:
+            self.seen[was] = max(0, self.seen[was] - 1)
+            self.seen[now] += 1
+            events.append({"type": "correct", "was": was, "now": now, "t": t})
+            notices.append({"type": "misread_corrected", "zone": zone, "was": was, "now": now, "t": t,
+                            "message": f"{was} in the market was a misread of {now} (it changed while the reset was due)"})  # fmt: skip
+        self._last_full = after
+        return events, notices + self._duplicates(after, t)
 
     def _emit_swaps(self, pairs: list[tuple[str, str]], t: float, after: tuple[str, ...]) -> tuple[list[Event], list[Event]]:
         events: list[Event] = []
@@ -227,6 +243,13 @@ class MarketTracker:
             for c, n in Counter(market).items()
             if n > self.config.decks
         ]
+
+
+def _diff_pairs(last: tuple[str, ...], now: tuple[str, ...]) -> list[tuple[str, str]] | None:
+    """(take, give) pairs between two full markets; None when they differ in size."""
+    takes = list((Counter(last) - Counter(now)).elements())
+    gives = list((Counter(now) - Counter(last)).elements())
+    return list(zip(takes, gives)) if len(takes) == len(gives) else None
 
 
 def _pair_by_position(ch: ZoneChange) -> list[tuple[str, str]]:
