@@ -301,7 +301,8 @@ def main(argv: list[str] | None = None) -> int:
     decks = held_out_decks(args.procedural_decks)
     report: dict = {"model": str(model_dir), "index_px_range": list(reader.meta.index_px_range),
                     "detector_conf": reader.meta.detector_conf, "min_index_p": reader.meta.min_index_p,
-              "detector_file": reader.detector_file, "cpu_float_precision": cpu_float_precision(), "families": {k: [d.name for d in v] for k, v in decks.items()}}
+                    "detector_file": reader.detector_file, "cpu_float_precision": cpu_float_precision(),
+                    "families": {k: [d.name for d in v] for k, v in decks.items()}}  # fmt: skip
     if not args.skip_accuracy:
         report["accuracy"] = accuracy(reader, decks, args.frames, args.cascades, args.seed, args.photos)
     rng = np.random.default_rng(args.seed + 1)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -138,15 +139,7 @@ class MarketTracker:
         self.market = ch.after
         if Counter(ch.before) == Counter(self._last_full):
             self._last_full = ch.after
-        events: list[Event] = []
-        notices: list[Event] = []
-        for was, now in ch.corrections:
-            self.seen[was] = max(0, self.seen[was] - 1)
-            self.seen[now] += 1
-            events.append({"type": "correct", "was": was, "now": now, "t": t})
-            notices.append({"type": "misread_corrected", "zone": ch.zone, "was": was, "now": now, "t": t,
-                            "message": f"{was} in the market was a misread of {now} (no hand reached it)"})  # fmt: skip
-        return events, notices
+        return self._corrections(ch.corrections, ch.zone, t, "no hand reached it")
 
     def _stale_reset(self, ch: ZoneChange) -> bool:
         """After a stale call, `stale_reset_min_new` or more new cards at once: the reset.
@@ -211,6 +204,12 @@ class MarketTracker:
         often read again as the dealer's arm comes in), not a swap: a `correct` per card,
         and the reset is still awaited. (Taken as a swap, the referee rejected it and the
         reset that followed was announced stale a second time.)"""
+        events, notices = self._corrections(pairs, zone, t, "it changed while the reset was due")
+        self._last_full = after
+        return events, notices + self._duplicates(after, t)
+
+    def _corrections(self, pairs: Iterable[tuple[str, str]], zone: str, t: float, why: str) -> tuple[list[Event], list[Event]]:
+        """A `correct` event and a `misread_corrected` notice per (was, now) pair."""
         events: list[Event] = []
         notices: list[Event] = []
         for was, now in pairs:
@@ -218,9 +217,8 @@ class MarketTracker:
             self.seen[now] += 1
             events.append({"type": "correct", "was": was, "now": now, "t": t})
             notices.append({"type": "misread_corrected", "zone": zone, "was": was, "now": now, "t": t,
-                            "message": f"{was} in the market was a misread of {now} (it changed while the reset was due)"})  # fmt: skip
-        self._last_full = after
-        return events, notices + self._duplicates(after, t)
+                            "message": f"{was} in the market was a misread of {now} ({why})"})  # fmt: skip
+        return events, notices
 
     def _emit_swaps(self, pairs: list[tuple[str, str]], t: float, after: tuple[str, ...]) -> tuple[list[Event], list[Event]]:
         events: list[Event] = []
