@@ -138,7 +138,8 @@ def bench_recording(
         step = pipe.process(Frame(image, t, index))
         per_frame.append(time.perf_counter() - t0)
         for ev in step.events:
-            pred.append(ev)
+            if ev.get("type") not in M.UNSCORED_TYPES:  # corrections are applied, never scored (as in `referee eval`)
+                pred.append(ev)
             ref.apply(ev)
         notices += step.notices
         markets.append(step.state.market)
