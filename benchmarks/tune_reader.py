@@ -34,6 +34,8 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=777, help="scene seed (differs from the benchmark's)")
     ap.add_argument("--reassign", default=None, help="comma-separated reassign_below values for the fused rows (default: the model's)")
     ap.add_argument("--deck", choices=("full", "khmer", "piquet"), default="full", help="cards on the tables (a game's deck)")
+    ap.add_argument("--precision", choices=("auto", "int8", "bf16"), default="auto",
+                    help="detector precision (CardReader.load): auto = bf16 where the CPU computes it natively, else INT8")
     args = ap.parse_args()
 
     from bench_reader import held_out_decks
@@ -42,7 +44,8 @@ def main() -> int:
     from vision.reader.reader import CardReader
     from vision.synth.layouts import random_scene
 
-    reader = CardReader.load(args.model)
+    reader = CardReader.load(args.model, precision=args.precision)
+    print(f"detector: {reader.detector_file}")
     m = reader.meta
     shipped_geom = m.geometry
     reassigns = [float(v) for v in args.reassign.split(",")] if args.reassign else [shipped_geom.reassign_below]
