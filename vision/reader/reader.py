@@ -41,7 +41,7 @@ class ReaderMeta:
     detector_file: str = "index_detector.xml"
     # The float detector, loaded instead of `detector_file` on CPUs where OpenVINO computes
     # float models in bfloat16 by default (AMX matrix units): there it beats the INT8 file
-    # (measured 2026-12-02: network 5.4 vs 7.9 ms, whole frame ~4.8 ms less). None: always
+    # (measured 2026-12-02: network 5.4 vs 7.9 ms, whole frame ~3 ms less). None: always
     # `detector_file`. `CardReader.load(precision=...)` overrides the choice.
     detector_bf16_file: str | None = None
     detector_input_hw: tuple[int, int] = (384, 640)
