@@ -33,6 +33,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO), str(REPO / "benchmarks")]
 
 from reader_eval import Score, score_frame  # noqa: E402
+from vision.reader.reader import PRECISIONS  # noqa: E402
 
 FRAME = (1280, 720)
 
@@ -279,7 +280,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="override reader.json index_px_range (detector-scale index size that triggers a rescale)")
     ap.add_argument("--det-conf", type=float, help="override reader.json detector_conf")
     ap.add_argument("--min-index-p", type=float, help="override reader.json min_index_p")
-    ap.add_argument("--precision", choices=("auto", "int8", "bf16"), default="auto",
+    ap.add_argument("--precision", choices=PRECISIONS, default="auto",
                     help="detector precision (CardReader.load): auto = bf16 where the CPU computes it natively, else INT8")
     ap.add_argument("--skip-speed", action="store_true", help="accuracy only")
     ap.add_argument("--skip-accuracy", action="store_true", help="speed only (run it on a quiet machine)")

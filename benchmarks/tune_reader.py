@@ -25,6 +25,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO), str(REPO / "benchmarks")]
 
 from reader_eval import Score, score_frame  # noqa: E402
+from vision.reader.reader import PRECISIONS  # noqa: E402
 
 
 def main() -> int:
@@ -34,7 +35,7 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=777, help="scene seed (differs from the benchmark's)")
     ap.add_argument("--reassign", default=None, help="comma-separated reassign_below values for the fused rows (default: the model's)")
     ap.add_argument("--deck", choices=("full", "khmer", "piquet"), default="full", help="cards on the tables (a game's deck)")
-    ap.add_argument("--precision", choices=("auto", "int8", "bf16"), default="auto",
+    ap.add_argument("--precision", choices=PRECISIONS, default="auto",
                     help="detector precision (CardReader.load): auto = bf16 where the CPU computes it natively, else INT8")
     args = ap.parse_args()
 

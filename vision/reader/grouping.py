@@ -114,12 +114,16 @@ class CardGroup:
         return float(b[:, 0].min()), float(b[:, 1].min()), float(b[:, 2].max()), float(b[:, 3].max())
 
 
+def _unit(up: tuple[float, float]) -> tuple[float, float]:
+    # scalar math, not numpy: the geometry here runs ~100 times a frame on 2-vectors, where
+    # numpy's per-call overhead was most of the grouping's time
+    n = max(math.hypot(up[0], up[1]), 1e-9)
+    return up[0] / n, up[1] / n
+
+
 def _axes(up: tuple[float, float]) -> tuple[np.ndarray, np.ndarray]:
     """(right, down) unit vectors of a card whose top points along `up` (image y down)."""
-    # scalar math, not numpy: called ~100 times a frame on 2-vectors, where numpy's
-    # per-call overhead was most of the grouping's time
-    n = max(math.hypot(up[0], up[1]), 1e-9)
-    ux, uy = up[0] / n, up[1] / n
+    ux, uy = _unit(up)
     return np.array([-uy, ux]), np.array([-ux, -uy])  # up (0,-1) -> right (1, 0); down = -up
 
 
@@ -164,8 +168,7 @@ def _diagonal_pair(a: IndexObs, b: IndexObs, geom: CardGeometry) -> bool:
     to the right, at about the distance between the two indices of a card. Tolerant of
     decks whose index is smaller or larger than the typical one (the ratio may differ 2×)."""
     assert a.up is not None
-    n = max(math.hypot(a.up[0], a.up[1]), 1e-9)
-    ux, uy = a.up[0] / n, a.up[1] / n  # right = (-uy, ux), down = -up (`_axes`), in scalars
+    ux, uy = _unit(a.up)  # right = (-uy, ux), down = -up (`_axes`), in scalars
     (ax1, ay1, ax2, ay2), (bx1, by1, bx2, by2) = a.box, b.box
     vx, vy = (bx1 + bx2) / 2 - (ax1 + ax2) / 2, (by1 + by2) / 2 - (ay1 + ay2) / 2
     s = (a.size + b.size) / 2
