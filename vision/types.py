@@ -92,8 +92,10 @@ class CardDetections:
     def __len__(self) -> int:
         return len(self.cards)
 
-    def __getitem__(self, mask: np.ndarray | slice | list[int]) -> CardDetections:
-        idx = np.arange(len(self))[mask]
+    def __getitem__(self, mask: np.ndarray | slice | list[int] | int) -> CardDetections:
+        """The rows picked by a boolean mask, index list, slice or one int (as supervision:
+        `dets[0]` is a one-card CardDetections, so `for card in dets` works too)."""
+        idx = np.atleast_1d(np.arange(len(self))[mask])
         return CardDetections(
             xyxy=self.xyxy[idx],
             confidence=self.confidence[idx],

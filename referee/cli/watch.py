@@ -188,4 +188,4 @@ def describe(ev: dict[str, Any]) -> str:
         return f"ANOMALY  {ev.get('message', ev.get('kind'))}"
     if kind == "reveal_timeout":
         return f"REVEAL?  {ev['prompt']}"
-    return kind
+    return f"{kind}: {ev['message']}" if ev.get("message") else kind  # notices carry their own words

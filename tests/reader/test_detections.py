@@ -56,3 +56,11 @@ def test_scaled_multiplies_every_coordinate() -> None:
     assert half.xyxy.tolist() == [[5, 10, 15, 20]] and half.index_boxes == [[(5.0, 10.0, 7.0, 14.0)]]
     assert half.quads is not None and half.quads[0, 2].tolist() == [15, 20]
     assert half.cards == ["QS"] and half.alternatives == det.alternatives and half.confidence.tolist() == det.confidence.tolist()
+
+
+def test_one_int_picks_one_card_and_iteration_yields_each_card() -> None:
+    d = dets(ALTS)
+    assert d[1].cards == ["KD"] and d[-1].alternatives == [ALTS[1]] and len(d[0]) == 1
+    assert [c.cards[0] for c in d] == ["AS", "KD"]
+    with pytest.raises(IndexError):
+        d[2]

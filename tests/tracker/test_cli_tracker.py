@@ -67,3 +67,10 @@ def test_watch_unreadable_video(tmp_path: Path, capsys: pytest.CaptureFixture[st
     bad.write_bytes(b"\x00\x01 definitely not a video" * 50)
     code, _, err = run(["watch", str(bad)], capsys)
     assert code == 2 and "cannot read video" in err and err.count("\n") == 1
+
+
+def test_a_notice_is_described_by_its_own_message() -> None:
+    from referee.cli.watch import describe
+
+    assert describe({"type": "camera_blurred", "message": "Focus the camera."}) == "camera_blurred: Focus the camera."
+    assert describe({"type": "reshuffle"}) == "reshuffle"

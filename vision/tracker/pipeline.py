@@ -30,6 +30,7 @@ from vision.tracker.khmer import KhmerTracker
 from vision.tracker.layout import Layout, LayoutError, ZoneMasks
 from vision.tracker.market import MarketConfig, MarketTracker
 from vision.tracker.motion import MotionConfig, MotionGate, ZoneMotion
+from vision.tracker.quality import FocusConfig, FocusMonitor
 from vision.tracker.reveal import RevealConfig, RevealReader
 from vision.types import CardDetections, Frame, TableState, ZoneCards
 
@@ -114,6 +115,10 @@ class TrackerConfig:
     # "covered"; this share counts there instead. Found on a simulated deal whose last pass
     # (1.9 % of the zone) went unseen, so the deal was timed 1.8 s early. None: moving_share.
     centre_moving_share: float | None = 0.005
+    # A camera out of focus is told to the table once (notice `camera_blurred`, and
+    # `camera_focus_ok` when it is sharp again), from the edges of the cards read
+    # (vision/tracker/quality.py). None: never judged.
+    focus: FocusConfig | None = field(default_factory=FocusConfig)
 
 
 @dataclass(slots=True)
@@ -194,6 +199,7 @@ class TablePipeline:
         # Khmer same-card restacks waiting for `restack_hold_s`: (zone, card, covered at, seen at)
         self._restacks: list[tuple[str, str, float, float]] = []
         self._last_move: dict[str, float] = {}  # Khmer: each player's last play/steal/discard
+        self.focus = FocusMonitor(cfg.focus) if cfg.focus is not None else None
 
     # ---- public API ------------------------------------------------------------------
     @property
@@ -305,6 +311,8 @@ class TablePipeline:
             ev, no = self._apply_reads(to_read, dets, t, frame.image)
             events += ev
             notices += no
+            if self.focus is not None:
+                notices += self.focus.update(frame.image, dets, t)
         if self.khmer_table is not None:
             events += self._due_restacks(t, events)
             notices += self.khmer_table.tick(t)
