@@ -1,10 +1,11 @@
 """Camera image quality a person can fix: a camera out of focus.
 
 Why: the reader was trained on sharp-to-slightly-soft frames. On the committed Kemps sample
-blurred once more (Gaussian sigma 1.6 px at 1280x720) it misses one market card in three
-frames of four, and the referee sees no deal for 8 s and a wrong market after it (event F1
-1.0 -> 0.44, market 1.0 -> 0.05; measured 2026-12-02, docs in datasets/README.md). Nothing
-in the events says why; a person at the table can refocus the camera in seconds if told.
+blurred once more (Gaussian sigma 1.6 px at 1280x720) it misses one of the four market
+cards in each frame looked at, and the referee sees no deal for 8 s and a wrong market
+after it (event F1 1.0 -> 0.44, market 1.0 -> 0.05; measured 2026-12-02, datasets/README.md
+"Another camera"). Nothing in the events says why; a person at the table can refocus the
+camera in seconds if told.
 
 How: the edges of a face-up card (its border on the felt, its index strokes) are steps. A
 step of height H blurred by a Gaussian of sigma s has a steepest slope of H / (s sqrt(2 pi)),
@@ -17,8 +18,8 @@ with `warn_px`; one notice when it goes over, one when it is back under `clear_p
 
 Frames with a short side under `min_short_side` are not judged: there the pixels, not the
 focus, limit the detail (the reader enlarges such frames, and the sample at 640x360 reads
-perfectly although its edges, in pixels of the enlarged frame, spread as much as the
-blurred 720p one's).
+perfectly although its edges, in pixels of the frame enlarged 2x, spread nearly as much as
+the blurred 720p one's: ~1.6 against 1.7 px).
 """
 
 from __future__ import annotations
