@@ -163,3 +163,23 @@ def test_detector_precision_choice(monkeypatch: pytest.MonkeyPatch) -> None:
     assert detector_choice(ReaderMeta(detector_file="d_int8.xml"), "bf16") == ("d_int8.xml", None)
     with pytest.raises(ValueError, match="precision must be one of"):
         detector_choice(meta, "fp16")
+
+
+def test_a_phone_photo_turned_by_its_exif_tag_is_read_upright(tmp_path: Path) -> None:
+    """Phones store a portrait photo's pixels sideways with an EXIF orientation tag; the
+    image is read the way the phone shows it (OpenCV's imdecode applies the tag)."""
+    import numpy as np
+    from PIL import Image
+
+    from referee.cli.read import load_image
+
+    upright = np.zeros((40, 60, 3), np.uint8)
+    upright[:10, :20] = 255  # a white patch top-left, as the photo is viewed
+    stored = Image.fromarray(upright).transpose(Image.Transpose.ROTATE_270)  # pixels turned 90° clockwise
+    exif = Image.Exif()
+    exif[0x0112] = 8  # "rotate 90° counter-clockwise to view"
+    path = tmp_path / "IMG_0002.jpg"
+    stored.save(path, exif=exif.tobytes(), quality=100)
+    image, why = load_image(str(path))
+    assert not why and image is not None and image.shape[:2] == (40, 60)
+    assert image[:10, :20].mean() > 200 and image[20:, 30:].mean() < 50
