@@ -229,8 +229,18 @@ def _say(text: str, voice: str, style: tuple[float, int], phones: bool = False) 
     return ta.Spoken(ta.normalise(sp.pcm), sp.speech_start, sp.speech_end)
 
 
-def build_call_stream(game: str, voice: str) -> tuple[np.ndarray, Stream]:
-    rng = _rng_for("calls", game, voice)
+FOLLOW_UPS: tuple[str, ...] = ("Ha!", "I win!", "Got you!", "Yes!", "That's it!", "Too slow!")
+
+
+def build_call_stream(game: str, voice: str, follow_up_gap: tuple[float, float] | None = None,
+                      tag: str = "calls") -> tuple[np.ndarray, Stream]:
+    """Every call of `game` in `voice`, each after a chatter sentence by another voice.
+    `follow_up_gap` (min, max s): the caller then says a short follow-up (FOLLOW_UPS) that
+    long after the call's last sound, flite's padding cut (benchmarks/voice_talk_on.py); its
+    draws come from their own generator, so the stream differs from the plain one (same
+    `tag`) only by the follow-ups. `tag` seeds the stream."""
+    rng = _rng_for(tag, game, voice)
+    tail_rng = _rng_for(f"{tag}-tail", game, voice)
     others = [v for v in ta.VOICES if v != voice]
     items = [(spec, form, style) for spec in call_specs(game) for form in spec.forms for style in STYLES]
     rng.shuffle(items)
@@ -241,17 +251,22 @@ def build_call_stream(game: str, voice: str) -> tuple[np.ndarray, Stream]:
         chat = _say(rng.choice(CHATTER), rng.choice(others), rng.choice(STYLES))
         gap1 = ta.silence(rng.uniform(0.35, 0.8))
         call = _say(text, voice, style, phones)
+        said, tail = call.pcm, []
+        if follow_up_gap is not None:
+            said = call.pcm[: int(round(call.speech_end * ta.RATE))]
+            more = _say(tail_rng.choice(FOLLOW_UPS), voice, style)
+            tail = [ta.silence(tail_rng.uniform(*follow_up_gap)), more.pcm[int(round(more.speech_start * ta.RATE)) :]]
         gap2 = ta.silence(rng.uniform(0.7, 1.0))
         start = pos + len(chat.pcm) + len(gap1)
         truths.append(
             Truth(spec.key, spec.call, spec.target, (start / ta.RATE) + call.speech_start,
                   (start / ta.RATE) + call.speech_end, voice, text)
         )
-        for p in (chat.pcm, gap1, call.pcm, gap2):
+        for p in (chat.pcm, gap1, said, *tail, gap2):
             parts.append(p)
             pos += len(p)
     pcm = np.concatenate(parts)
-    return pcm, Stream(f"calls-{game}-{voice}", game, voice, "calls", tuple(truths), len(pcm) / ta.RATE)
+    return pcm, Stream(f"{tag}-{game}-{voice}", game, voice, "calls", tuple(truths), len(pcm) / ta.RATE)
 
 
 # chatter stream kinds: the text each speaks (Stream.kind "chatter" streams are in the

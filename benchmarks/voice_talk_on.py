@@ -3,7 +3,7 @@
 The listener's `detect_pause_db` drops a call whose level does not fall after it (docs/voice.md,
 "Pause after the call"); in bench_voice.py every call is followed by 0.7-1.0 s of silence, so
 that price is never measured there. Here the same call streams are built (same voices,
-phrases, styles and chatter before each call), except that `--gap` seconds after each call's
+phrases, styles and chatter before each call; voice_corpus.build_call_stream), except that `--gap` seconds after each call's
 last sound (flite's padding cut) the caller says a short follow-up ("Ha!", "I win!", "Got you"), then the usual silence. Each
 stream is run with the shipped settings and with `detect_pause_db: {}` (the pause then only
 decides what goes direct), clean and in pink noise at 20 dB; the share of calls heard and
@@ -29,43 +29,17 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 import bench_voice as bv  # noqa: E402
 import voice_corpus as vc  # noqa: E402
 
-from referee.voice import testaudio as ta  # noqa: E402
 from referee.voice.grammar import load_config  # noqa: E402
 
-FOLLOW_UPS = ("Ha!", "I win!", "Got you!", "Yes!", "That's it!", "Too slow!")
 CONDITIONS = (("clean", None, None), ("pink 20 dB", "pink", 20.0))
 SETTINGS = {"shipped": {}, "no detection pause": {"detect_pause_db": {}}}
 
 
 def talk_on_stream(game: str, voice: str, talk_on: bool, gap: tuple[float, float] = (0.08, 0.25)) -> tuple[np.ndarray, list[vc.Truth]]:
-    """bench_voice's call stream of `voice`, with (or, `talk_on` False, without) a follow-up
-    by the caller `gap` (uniform, seconds) after each call."""
-    rng = vc._rng_for("calls-talk-on", game, voice)
-    tail_rng = vc._rng_for("calls-talk-on-tail", game, voice)  # its own: the streams differ only by the follow-ups
-    others = [v for v in ta.VOICES if v != voice]
-    items = [(spec, form, style) for spec in vc.call_specs(game) for form in spec.forms for style in vc.STYLES]
-    rng.shuffle(items)
-    parts: list[np.ndarray] = [ta.silence(0.5)]
-    pos = len(parts[0])
-    truths: list[vc.Truth] = []
-    for spec, (text, phones), style in items:
-        chat = vc._say(rng.choice(vc.CHATTER), rng.choice(others), rng.choice(vc.STYLES))
-        gap1 = ta.silence(rng.uniform(0.35, 0.8))
-        call = vc._say(text, voice, style, phones)
-        said = call.pcm
-        tail: list[np.ndarray] = []
-        if talk_on:  # flite pads its speech with silence: cut both so `gap` is the real pause
-            said = call.pcm[: int(round(call.speech_end * ta.RATE))]
-            more = vc._say(tail_rng.choice(FOLLOW_UPS), voice, style)
-            tail = [ta.silence(tail_rng.uniform(*gap)), more.pcm[int(round(more.speech_start * ta.RATE)) :]]
-        gap2 = ta.silence(rng.uniform(0.7, 1.0))
-        start = pos + len(chat.pcm) + len(gap1)
-        truths.append(vc.Truth(spec.key, spec.call, spec.target, start / ta.RATE + call.speech_start,
-                               start / ta.RATE + call.speech_end, voice, text))  # fmt: skip
-        for p in (chat.pcm, gap1, said, *tail, gap2):
-            parts.append(p)
-            pos += len(p)
-    return np.concatenate(parts), truths
+    """The call stream of `voice` (voice_corpus.build_call_stream, seeded apart from the
+    benchmark's), with (or, `talk_on` False, without) a follow-up `gap` after each call."""
+    pcm, st = vc.build_call_stream(game, voice, gap if talk_on else None, tag="calls-talk-on")
+    return pcm, list(st.truths)
 
 
 def _job(job: tuple) -> tuple:
