@@ -120,6 +120,40 @@ def test_photo_card_threshold_applies_in_photo_mode_only(reader: CardReader, mon
     assert len(reader.read(img, multiscale=True)) == 0
 
 
+def test_photo_mode_second_look(reader: CardReader, monkeypatch: pytest.MonkeyPatch) -> None:
+    """reader.json `photo_second_look`: photo mode runs the detector once more at that
+    multiple of the picked scale and merges the indices; None turns it off; the camera
+    path never does it."""
+    import dataclasses
+
+    img = cv2.imread(str(FIX / "closeup_0_QC.jpg"))
+    passes: list[float | None] = []
+    real = reader.read_indices
+    monkeypatch.setattr(reader, "read_indices", lambda image, scale=None, conf=None, **kw: passes.append(scale) or real(image, scale, conf, **kw))
+    monkeypatch.setattr(reader, "meta", dataclasses.replace(reader.meta, photo_second_look=None))
+    reader.read(img, multiscale=True)
+    off = list(passes)
+    passes.clear()
+    monkeypatch.setattr(reader, "meta", dataclasses.replace(reader.meta, photo_second_look=1.5))
+    det = reader.read(img, multiscale=True)
+    assert passes[:-1] == off and passes[-1] == pytest.approx(reader.photo_scale(img)[0] * 1.5)
+    assert det.cards == TRUTH["closeup_0_QC.jpg"]  # the second look's reading of the same index merged, not added
+    passes.clear()
+    reader.read(img)
+    assert passes == [None]
+
+
+def test_merge_indices_keeps_one_reading_per_index() -> None:
+    from vision.reader.grouping import IndexObs
+    from vision.reader.reader import merge_indices
+
+    a = IndexObs(box=(0, 0, 10, 20), card="QC", p=0.6)
+    b = IndexObs(box=(1, 1, 11, 21), card="QS", p=0.9)  # the same index, read at another scale
+    c = IndexObs(box=(50, 50, 60, 70), card="4D", p=0.3)
+    assert merge_indices([a, b, c], 0.5) == [b, c]
+    assert merge_indices([a], 0.5) == [a]
+
+
 # Markets: four separate cards at camera scale (benchmarks/make_reader_fixtures.py --markets).
 MARKETS: dict[str, list[str]] = (
     json.loads((FIX / "market_truth.json").read_text()) if (FIX / "market_truth.json").is_file() else {}
