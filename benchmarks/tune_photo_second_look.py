@@ -4,7 +4,7 @@
 
 Photo mode (`referee read`) picks one detector scale per image, the one that fits the
 median index. This reads each scene once at the picked scale, once more at each factor in
---factors times it, merges the two sets of indices (`vision.reader.reader.merge_indices`)
+--factors times it, merges the two sets of indices (`CardReader.second_look`)
 and prints card-level F1 for every (factor, photo_min_card_p) pair; "none" is photo mode
 without the second look. Scenes: the reader benchmark's photo-like images (`--kind photo`,
 any size, big cards) or 1280×720 overhead tables read in photo mode (`--kind frame`).
@@ -38,7 +38,7 @@ def main() -> int:
 
     from bench_reader import held_out_decks, photo_scene
     from tqdm import tqdm
-    from vision.reader.reader import CardReader, merge_indices
+    from vision.reader.reader import CardReader
     from vision.synth.layouts import random_scene
 
     reader = CardReader.load(args.model)
@@ -47,7 +47,6 @@ def main() -> int:
     decks = {k: v for k, v in held_out_decks(4).items() if k.endswith(f"({args.split})")}
     fams = list(decks)
     scores = {(f, m): Score() for f in factors for m in floors}
-    conf = reader.meta.photo_detector_conf
     seeds = [int(s) for s in args.seeds.split(",")]
     bar = tqdm(total=len(seeds) * args.scenes, desc=f"{args.split} {args.kind}s")
     for seed in seeds:
@@ -56,17 +55,12 @@ def main() -> int:
             ds = decks[fams[k % len(fams)]]
             scene = photo_scene(rng, ds) if args.kind == "photo" else random_scene(rng, ds, size=(1280, 720))
             image = scene.image
-            quads = reader._start_outlines(image)
-            outlines = quads.result() if quads is not None else None
+            outlines = reader._start_outlines(image)  # searched once; a finished future is read again
             scale, picked = reader.photo_scale(image)
             for f in factors:
-                indices = picked
-                if f is not None and picked:
-                    indices = merge_indices(picked + reader.read_indices(image, scale * f, conf, photo=True), reader.meta.detector_iou)
+                indices = picked if f is None else reader.second_look(image, scale, picked, f)
                 for m in floors:
-                    det = reader.detections_from(indices, min_p=m)
-                    if outlines is not None:
-                        det = reader.with_bodies(image, det, outlines=_done(outlines))
+                    det = reader.with_bodies(image, reader.detections_from(indices, min_p=m), outlines=outlines)
                     scores[(f, m)].add(score_frame(scene, det))
             bar.update()
     bar.close()
@@ -74,15 +68,6 @@ def main() -> int:
     for (f, m), s in scores.items():
         print(f"{'none' if f is None else f:>6}  {m:.2f}  {s.precision:.3f}  {s.recall:.3f}  {s.f1:.3f}")
     return 0
-
-
-def _done(value):  # noqa: ANN001, ANN202
-    """A finished future holding `value` (with_bodies takes the outline search's future)."""
-    from concurrent.futures import Future
-
-    fut: Future = Future()
-    fut.set_result(value)
-    return fut
 
 
 if __name__ == "__main__":

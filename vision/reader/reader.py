@@ -337,11 +337,18 @@ class CardReader:
         image = _check_image(image_bgr)
         outlines = self._start_outlines(image)
         scale, indices = self.photo_scale(image)
-        if self.meta.photo_second_look and indices:
-            more = self.read_indices(image, scale * self.meta.photo_second_look, self.meta.photo_detector_conf, photo=True)
-            indices = merge_indices(indices + more, self.meta.detector_iou)
+        indices = self.second_look(image, scale, indices)
         det = self.detections_from(indices, two_decks, cards, self.meta.photo_min_card_p)
         return self.with_bodies(image, det, two_decks, outlines)
+
+    def second_look(self, image: np.ndarray, scale: float, indices: list[IndexObs], factor: float | None = None) -> list[IndexObs]:
+        """Photo mode's `indices` (read at `scale`) merged with a detector pass at `factor` ×
+        that scale (default `photo_second_look`; None or 0 there: `indices` as they are)."""
+        f = self.meta.photo_second_look if factor is None else factor
+        if not f or not indices:
+            return indices
+        more = self.read_indices(image, scale * f, self.meta.photo_detector_conf, photo=True)
+        return merge_indices(indices + more, self.meta.detector_iou)
 
     def read_with_indices(
         self,
