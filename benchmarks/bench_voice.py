@@ -36,11 +36,15 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from voice_corpus import CONDITIONS, NAMES, Stream, Truth, load_corpus, with_noise  # noqa: E402
 
+from referee.voice import testaudio as ta  # noqa: E402
 from referee.voice.grammar import TEMPLATES, VoiceConfig, load_config  # noqa: E402
 from referee.voice.listener import PAUSE_WINDOW, CallListener, VoiceCall, _Candidate, rival_margin  # noqa: E402
 
 TUNE_VOICES = ("awb", "slt")
 TEST_VOICES = ("kal16", "rms")
+# A third speaker for the report, never used by tuning: festival's "ked" diphone voice
+# (`--test-voices kal16,rms,ked`; needs `bash scripts/install.sh --voices`).
+EXTRA_TEST_VOICES = ("ked",)
 MATCH_BEFORE_S, MATCH_AFTER_S = 0.3, 0.6
 FEED_MS = 20
 FA_BUDGET_DIRECT = 0.1  # false direct two-word calls per minute per phrase (tune chatter)
@@ -370,7 +374,7 @@ def _pct(v: list[bool]) -> str:
     return f"{sum(v) / len(v):.0%}" if v else "-"
 
 
-def format_report(table: dict, config: VoiceConfig) -> str:
+def format_report(table: dict, config: VoiceConfig, voices: tuple[str, ...] = TEST_VOICES) -> str:
     lines: list[str] = []
     rows = {k: v for k, v in table.items() if isinstance(k, tuple)}
     for game in ("kemps", "kems"):
@@ -379,7 +383,7 @@ def format_report(table: dict, config: VoiceConfig) -> str:
                 "false direct/min", "false 2-word prompts/min", "false 1-word prompts/min",
                 "held-out chatter: direct / 2-word / 1-word per min",
                 "held-out chatter 2: direct / 2-word / 1-word per min", "latency p50 (p90)"]
-        lines.append(f"\n**{game}** (test voices {', '.join(TEST_VOICES)}; two-word cells: heard (direct))\n")
+        lines.append(f"\n**{game}** (test voices {', '.join(voices)}; two-word cells: heard (direct))\n")
         lines.append("| " + " | ".join(head) + " |")
         lines.append("|" + "---|" * len(head))
         for cname, _, _ in CONDITIONS:
@@ -466,11 +470,19 @@ def main() -> int:
     ap.add_argument("--write-config", action="store_true", help="save tuned thresholds into the config file")
     ap.add_argument("--docs", action="store_true", help="write the table into docs/voice.md")
     ap.add_argument("--jobs", type=int, default=1, help="worker processes (default 1)")
+    ap.add_argument("--test-voices", default=",".join(TEST_VOICES),
+                    help=f"comma-separated voices the report is measured on (default {','.join(TEST_VOICES)}; "
+                         f"festival voices: {', '.join(ta.FESTIVAL_VOICES)}); never a tune voice ({', '.join(TUNE_VOICES)})")
     ap.add_argument("--conditions", default=None,
                     help="comma-separated subset of the report conditions, e.g. 'clean,pink 20 dB,babble 20 dB'")
     ap.add_argument("--kinds", default=None,
                     help="only these stream kinds in the report, e.g. chatter-heldout2 (calls, chatter, chatter-heldout, chatter-heldout2)")
     args = ap.parse_args()
+    test_voices = tuple(v for v in args.test_voices.split(",") if v)
+    unknown = [v for v in test_voices if v not in ta.VOICES and v not in ta.FESTIVAL_VOICES]
+    if unknown or not test_voices or set(test_voices) & set(TUNE_VOICES):
+        ap.error(f"--test-voices {args.test_voices!r}: give flite voices {', '.join(ta.VOICES)} or festival voices "
+                 f"{', '.join(ta.FESTIVAL_VOICES)}, none of the tune voices {', '.join(TUNE_VOICES)}")
     global JOBS
     JOBS = max(1, args.jobs)
     config = load_config(args.config)
@@ -481,7 +493,7 @@ def main() -> int:
         # the 18 dB one-word pauses (chosen with benchmarks/voice_replay.py, docs/voice.md).
         ap.error(f"--write-config: the tuner does not model {', '.join(untuned) or 'pauses above 12 dB'} "
                  "in this config; tune with benchmarks/voice_replay.py and edit the config by hand")
-    streams, babble = load_corpus(args.cache, heldout_voices=TEST_VOICES, tune_voices=TUNE_VOICES)
+    streams, babble = load_corpus(args.cache, heldout_voices=test_voices, tune_voices=TUNE_VOICES)
     if args.tune:
         tune_conds = [c for c in CONDITIONS if c[2] in (None, 20.0)]
         picked = tune(streams, babble, config, tune_conds, args.cache, reuse=args.reuse)
@@ -490,10 +502,10 @@ def main() -> int:
             write_config(picked, args.config or ROOT / "configs" / "voice.yaml")
         if args.tune_only:
             return 0
-    table = evaluate(streams, babble, config, TEST_VOICES,
+    table = evaluate(streams, babble, config, test_voices,
                      tuple(args.conditions.split(",")) if args.conditions else None,
                      tuple(args.kinds.split(",")) if args.kinds else None)
-    report = format_report(table, config)
+    report = format_report(table, config, test_voices)
     print(report)
     if args.docs:
         niceness = os.nice(0)  # say the niceness it really ran at (it moves the CPU figure)

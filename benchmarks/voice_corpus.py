@@ -330,12 +330,34 @@ def with_noise(pcm: np.ndarray, kind: str | None, snr: float | None, babble: np.
 CORPUS_VERSION = "3"
 
 
+def _extra_voice_streams(cache: Path, voice: str) -> list[tuple[np.ndarray, Stream]]:
+    """Call streams (both games) and the chatter stream of a voice outside `ta.VOICES` (a
+    festival voice), built once next to the corpus; the corpus itself is unchanged (its
+    chatter and babble voices stay the flite ones)."""
+    out = []
+    for kind, game in (("calls", "kemps"), ("calls", "kems"), ("chatter", "")):
+        name = f"calls-{game}-{voice}" if kind == "calls" else f"chatter-{voice}"
+        path, meta = cache / f"{name}.npy", cache / f"{name}.json"
+        if not (path.is_file() and meta.is_file()):
+            pcm, st = build_call_stream(game, voice) if kind == "calls" else build_chatter_stream(voice)
+            tmp = path.with_suffix(f".{os.getpid()}.tmp.npy")
+            np.save(tmp, pcm)
+            tmp.replace(path)
+            meta.write_text(json.dumps(asdict(st)))
+        m = json.loads(meta.read_text())
+        truths = tuple(Truth(**t) for t in m.pop("truths"))
+        out.append((np.load(path), Stream(truths=truths, **m)))
+    return out
+
+
 def load_corpus(cache: Path, heldout_voices: tuple[str, ...] = (),
                 tune_voices: tuple[str, ...] = ()) -> tuple[list[tuple[np.ndarray, Stream]], np.ndarray]:
     """Build (or load from `cache`) every call stream, chatter stream and the babble track,
     plus both held-out chatter texts for `heldout_voices` and the extra tuning chatter for
-    `tune_voices` (kept next to the corpus, built once)."""
-    ta.require_tools()
+    `tune_voices` (kept next to the corpus, built once). A voice of either list that is not
+    one of the corpus's flite voices (`ta.FESTIVAL_VOICES`) gets its own call and chatter
+    streams too."""
+    ta.require_tools(heldout_voices + tune_voices)
     cache = cache / f"v{CORPUS_VERSION}"
     index = cache / "index.json"
     if index.is_file():
@@ -366,4 +388,9 @@ def load_corpus(cache: Path, heldout_voices: tuple[str, ...] = (),
             tmp.replace(path)  # atomic: a second benchmark never reads half a file
         pcm = np.load(path)
         streams.append((pcm, Stream(f"{kind}-{voice}", "any", voice, kind, (), len(pcm) / ta.RATE)))
+    # last, so the streams before them keep their places (voice_replay.py seeds each
+    # stream's noise by its place in this list)
+    for voice in dict.fromkeys(heldout_voices + tune_voices):
+        if voice not in ta.VOICES:
+            streams += _extra_voice_streams(cache, voice)
     return streams, babble

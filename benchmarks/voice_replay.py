@@ -345,8 +345,14 @@ def main() -> int:
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--conditions", default=None, help="only these conditions, e.g. 'clean,pink 20 dB'")
     ap.add_argument("--test-calls", action="store_true", help="dump: also the test voices' call streams (diagnosis)")
-    ap.add_argument("--voices", default=",".join(bv.TUNE_VOICES), help="eval/diagnose: these voices (default tune)")
+    ap.add_argument("--voices", default=None, help="eval/diagnose: these voices (default: the tune voices)")
+    ap.add_argument("--tune-voices", default=",".join(bv.TUNE_VOICES),
+                    help="the voices dumped and replayed as tune voices (default %(default)s; festival's ked: "
+                         "awb,slt,ked). Their streams' noise seeds follow their order in the corpus, so "
+                         "an added voice leaves the others' dumps valid")
     args = ap.parse_intermixed_args()
+    bv.TUNE_VOICES = tuple(v for v in args.tune_voices.split(",") if v)
+    args.voices = args.voices or ",".join(bv.TUNE_VOICES)
     out = args.out or args.cache / "replay-v1"
     if args.what == "dump":
         dump(args.cache, out, args.jobs, args.test_calls, args.config,

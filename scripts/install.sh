@@ -3,15 +3,17 @@
 #   bash scripts/install.sh           runtime only (dashboard, reader, listener)
 #   bash scripts/install.sh --dev     + tests (pytest, hypothesis, Playwright + Debian Chromium) and training
 #   bash scripts/install.sh --art     + real deck artwork (Debian/npm packages) for `referee synth`
+#   bash scripts/install.sh --voices  + festival voices (Debian) for the spoken-call benchmark's third test speaker (also in --dev)
 # Idempotent: re-running it only installs what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-DEV=0; ART=0
+DEV=0; ART=0; VOICES=0
 for a in "$@"; do
   case "$a" in
     --dev) DEV=1 ;;
     --art) ART=1 ;;
-    -h|--help) sed -n 2,6p "$0"; exit 0 ;;
+    --voices) VOICES=1 ;;
+    -h|--help) sed -n 2,7p "$0"; exit 0 ;;
     *) echo "install.sh: unknown option $a (try --help)" >&2; exit 2 ;;
   esac
 done
@@ -19,6 +21,7 @@ done
 SUDO=""; [[ $(id -u) -ne 0 ]] && SUDO="sudo"
 apt_pkgs=(flite sox)
 (( DEV )) && apt_pkgs+=(chromium fonts-dejavu-core)
+(( DEV || VOICES )) && apt_pkgs+=(festival festvox-kdlpc16k festvox-us-slt-hts)
 missing=()
 for p in "${apt_pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if ((${#missing[@]})); then

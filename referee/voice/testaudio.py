@@ -1,9 +1,14 @@
-"""Synthetic test speech for the call listener: Debian `flite` voices + `sox` effects.
+"""Synthetic test speech for the call listener: Debian `flite` and `festival` voices + `sox`.
 
 Used by `scripts/make_voice_fixtures.py` (committed test fixtures) and
-`benchmarks/bench_voice.py`. Only flite voices: pocketsphinx does not recognise espeak-ng
-speech at all (see docs/voice.md). Every clip comes with the time its last word ends, taken
-from flite's own segment timing (`-psdur`), so latency can be measured exactly.
+`benchmarks/bench_voice.py`. No espeak-ng: pocketsphinx does not recognise its speech at all
+(see docs/voice.md). Every clip comes with the time its last word ends, taken from the
+synthesiser's own segment timing (flite `-psdur`, festival's Segment relation), so latency
+can be measured exactly.
+
+The festival voices (`FESTIVAL_VOICES`: the "ked" diphone voice, a speaker none of the flite
+voices is, and slt's HTS voice) are optional extras of the benchmark (`scripts/install.sh
+--voices`); nothing else needs festival.
 """
 
 from __future__ import annotations
@@ -19,6 +24,9 @@ import numpy as np
 
 RATE = 16000
 VOICES: tuple[str, ...] = ("kal16", "slt", "awb", "rms")
+# benchmark voice name -> festival voice function (Debian festvox-kdlpc16k, festvox-us-slt-hts)
+FESTIVAL_VOICES: dict[str, str] = {"ked": "voice_ked_diphone", "slt_hts": "voice_cmu_us_slt_arctic_hts"}
+_VOWELS = frozenset("aa ae ah ao aw ax axr ay eh er ey ih iy ow oy uh uw".split())
 
 
 @dataclass(frozen=True)
@@ -30,11 +38,15 @@ class Spoken:
     speech_end: float
 
 
-def require_tools() -> None:
+def require_tools(voices: tuple[str, ...] = ()) -> None:
+    """Raise when a tool the corpus needs is missing (festival only for `FESTIVAL_VOICES`)."""
     missing = [t for t in ("flite", "sox") if shutil.which(t) is None]
+    if any(v in FESTIVAL_VOICES for v in voices) and shutil.which("festival") is None:
+        missing.append("festival")
     if missing:
         raise RuntimeError(
-            f"{' and '.join(missing)} not installed (bash scripts/install.sh installs them)"
+            f"{' and '.join(missing)} not installed (bash scripts/install.sh installs them; "
+            "festival and its voices: bash scripts/install.sh --voices)"
         )
 
 
@@ -76,21 +88,65 @@ def say(
 ) -> Spoken:
     """Synthesise `text` (or a flite phone string when `phones`) at 16 kHz mono.
 
-    `stretch` > 1 speaks slower (flite duration_stretch, so the timing stays exact);
-    `pitch_cents` shifts pitch with sox without changing duration.
+    `voice`: a flite voice, or a name in `FESTIVAL_VOICES`. `stretch` > 1 speaks slower
+    (the synthesiser's own duration setting, so the timing stays exact); `pitch_cents`
+    shifts pitch with sox without changing duration.
     """
     with tempfile.TemporaryDirectory() as tmp:
         raw = Path(tmp) / "raw.wav"
         out = Path(tmp) / "out.wav"
-        cmd = ["flite", "-voice", voice, "--setf", f"duration_stretch={stretch}", "-psdur"]
-        cmd += ["-p" if phones else "-t", text, str(raw)]
-        res = subprocess.run(cmd, capture_output=True, text=True, check=True)
-        start, end = _speech_bounds(res.stdout)
+        if voice in FESTIVAL_VOICES:
+            segments = _festival(text, FESTIVAL_VOICES[voice], stretch, phones, raw, Path(tmp) / "say.scm")
+        else:
+            cmd = ["flite", "-voice", voice, "--setf", f"duration_stretch={stretch}", "-psdur"]
+            cmd += ["-p" if phones else "-t", text, str(raw)]
+            segments = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+        start, end = _speech_bounds(segments)
         sox = ["sox", str(raw), "-r", str(RATE), "-c", "1", "-b", "16", str(out)]
         if pitch_cents:
             sox += ["pitch", str(pitch_cents)]
         subprocess.run(sox, capture_output=True, check=True)
         return Spoken(read_wav(out), start, end)
+
+
+def _scheme_str(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def syllables(phones: str) -> list[tuple[list[str], int]]:
+    """A flite phone string as festival lexicon syllables: one per vowel, a run of consonants
+    between two vowels split so the next syllable gets the last one as its onset; stress 0
+    on schwa ("ax"), else 1."""
+    ph = phones.split()
+    nuclei = [i for i, p in enumerate(ph) if p in _VOWELS]
+    if not nuclei:
+        return [(ph, 1)]
+    cuts = [0] + [max(a + 1, b - 1) for a, b in zip(nuclei, nuclei[1:])] + [len(ph)]
+    return [(ph[cuts[k] : cuts[k + 1]], 0 if ph[nuclei[k]] == "ax" else 1) for k in range(len(nuclei))]
+
+
+def _festival(text: str, voice_fn: str, stretch: float, phones: bool, wav: Path, script: Path) -> str:
+    """Say `text` with a festival voice into `wav`; returns its segments as "phone:end ..."
+    (flite's -psdur format). A phone string is said as a made-up word with that pronunciation."""
+    lines = [f"({voice_fn})"]
+    if voice_fn.endswith("_hts"):  # HTS ignores Duration_Stretch; its engine's -r is a speed rate
+        lines.append(f'(set! hts_engine_params (append hts_engine_params (list (list "-r" {1.0 / stretch:.4f}))))')
+    else:
+        lines.append(f"(Parameter.set 'Duration_Stretch {stretch:.4f})")
+    if phones:
+        syl = " ".join(f"(({' '.join(p)}) {st})" for p, st in syllables(text))
+        lines.append(f"(lex.add.entry '(\"zzphrase\" nil ({syl})))")
+        text = "zzphrase"
+    lines += [
+        f"(set! utt (utt.synth (Utterance Text {_scheme_str(text)})))",
+        f"(utt.save.wave utt {_scheme_str(str(wav))} 'riff)",
+        "(mapcar (lambda (s) (format t \"%s:%f \" (item.name s) (item.feat s \"end\"))) (utt.relation.items utt 'Segment))",
+    ]
+    script.write_text("\n".join(lines) + "\n")
+    res = subprocess.run(["festival", "-b", str(script)], capture_output=True, text=True, check=True)
+    if not wav.is_file():
+        raise RuntimeError(f"festival {voice_fn} said nothing: {res.stderr.strip()[-300:]}")
+    return res.stdout
 
 
 def pink_noise(seconds: float, seed: int) -> np.ndarray:
