@@ -22,7 +22,6 @@ read QS (0.6) and QC (0.5) is one card, read from the evidence of both, not two 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -138,8 +137,9 @@ def predicted_quad(obs: IndexObs, centre: np.ndarray, size: float, geom: CardGeo
     assert obs.up is not None
     right, down = _axes(obs.up)
     hw, hh = geom.width * size / 2, geom.height * size / 2
-    corners = [(-hw, -hh), (hw, -hh), (hw, hh), (-hw, hh)]  # TL, TR, BR, BL: clockwise on screen
-    return np.array([centre + right * a + down * b for a, b in corners], np.float32)
+    a = np.array([-hw, hw, hw, -hw])[:, None]  # TL, TR, BR, BL: clockwise on screen
+    b = np.array([-hh, -hh, hh, hh])[:, None]
+    return ((centre + right * a) + down * b).astype(np.float32)
 
 
 def box_iou(a: tuple[float, ...], b: tuple[float, ...]) -> float:
@@ -205,9 +205,63 @@ def _near_pairs(obs: list[IndexObs], geom: CardGeometry) -> list[tuple[int, int]
     return list(zip(i.tolist(), j.tolist()))
 
 
-def _union(n: int, pairs: list[tuple[int, int]], apart: Callable[[int, int], bool] | None = None) -> list[list[int]]:
+def _same_index(a: IndexObs, b: IndexObs, geom: CardGeometry) -> bool:
+    return box_iou(a.box, b.box) > 0.3 or box_cover(a.box, b.box) > geom.same_index_cover
+
+
+@dataclass(frozen=True, slots=True)
+class _Pairs:
+    """The pairwise tests of `same_card` and `_twins` for every pair of indices at once (n×n
+    arrays, the same formulas as the scalar functions above): grouping asked them pair by
+    pair in Python, ~60 pairs a frame, which was half its time."""
+
+    same_index: np.ndarray  # one index found twice
+    same_card: np.ndarray  # `same_card`
+    apart: np.ndarray  # `_twins`: two cards for sure
+    centre_gap: np.ndarray  # distance of the predicted card centres / mean index size
+
+    @classmethod
+    def of(cls, obs: list[IndexObs], geom: CardGeometry) -> _Pairs:
+        b = np.array([o.box for o in obs], np.float64).reshape(-1, 4)
+        has_up = np.array([o.up is not None for o in obs], bool)
+        up = np.array([o.up if o.up is not None else (0.0, 0.0) for o in obs], np.float64).reshape(-1, 2)
+        c = np.stack([(b[:, 0] + b[:, 2]) / 2, (b[:, 1] + b[:, 3]) / 2], axis=1)
+        size = np.maximum(np.maximum(b[:, 2] - b[:, 0], b[:, 3] - b[:, 1]), 1e-6)
+        area = (b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1])
+        iw = np.maximum(0.0, np.minimum(b[:, None, 2], b[None, :, 2]) - np.maximum(b[:, None, 0], b[None, :, 0]))
+        ih = np.maximum(0.0, np.minimum(b[:, None, 3], b[None, :, 3]) - np.maximum(b[:, None, 1], b[None, :, 1]))
+        inter = iw * ih
+        union = area[:, None] + area[None, :] - inter
+        small = np.minimum(area[:, None], area[None, :])
+        with np.errstate(divide="ignore", invalid="ignore"):
+            iou = np.where(union > 0, inter / union, 0.0)
+            cover = np.where(small > 0, inter / small, 0.0)
+        same_index = (iou > 0.3) | (cover > geom.same_index_cover)
+        norm = np.hypot(up[:, 0], up[:, 1])
+        cos = (up @ up.T) / np.maximum(norm[:, None] * norm[None, :], 1e-9)
+        opposite = np.degrees(np.arccos(np.clip(cos, -1.0, 1.0))) >= geom.opposite_deg
+        u = up / np.maximum(norm, 1e-9)[:, None]  # `_unit`; right = (-uy, ux), down = (-ux, -uy)
+        pred = c + np.stack([-u[:, 1] * geom.cx - u[:, 0] * geom.cy, u[:, 0] * geom.cx - u[:, 1] * geom.cy], axis=1) * size[:, None]
+        mean_size = (size[:, None] + size[None, :]) / 2
+        gap = np.hypot(pred[:, None, 0] - pred[None, :, 0], pred[:, None, 1] - pred[None, :, 1])
+        near = gap <= geom.link_radius * mean_size
+        # `_diagonal_pair(a, b)` for every (a, b): b where a's card puts its opposite corner
+        vx, vy = c[None, :, 0] - c[:, None, 0], c[None, :, 1] - c[:, None, 1]
+        ux, uy = u[:, None, 0], u[:, None, 1]
+        gx, gy = (-vx * uy + vy * ux) / mean_size, (-vx * ux - vy * uy) / mean_size
+        wx, wy = 2 * geom.cx, 2 * geom.cy
+        ratio = np.hypot(gx, gy) / math.hypot(wx, wy)
+        gcos = (gx * wx + gy * wy) / np.maximum(np.hypot(gx, gy) * math.hypot(wx, wy), 1e-9)
+        diag = (ratio >= 0.5) & (ratio <= 2.0) & (np.degrees(np.arccos(np.clip(gcos, -1.0, 1.0))) <= 25.0)
+        both = has_up[:, None] & has_up[None, :] & opposite
+        same_card = same_index | (both & (near | (diag & diag.T)))
+        twins = has_up[:, None] & has_up[None, :] & ~opposite & ~same_index & ~near
+        return cls(same_index, same_card, twins, gap / mean_size)
+
+
+def _union(n: int, pairs: list[tuple[int, int]], apart: np.ndarray | None = None) -> list[list[int]]:
     """Connected components of n items linked by `pairs` (union-find), taken in order; a
-    link that would put two items `apart(i, j)` says differ into one component is skipped."""
+    link that would put two items `apart[i, j]` says differ into one component is skipped."""
     parent = list(range(n))
     members = {i: [i] for i in range(n)}
 
@@ -219,7 +273,7 @@ def _union(n: int, pairs: list[tuple[int, int]], apart: Callable[[int, int], boo
 
     for i, j in pairs:
         ri, rj = find(i), find(j)
-        if ri == rj or (apart is not None and any(apart(k, m) for k in members[ri] for m in members[rj])):
+        if ri == rj or (apart is not None and bool(apart[np.ix_(members[ri], members[rj])].any())):
             continue
         parent[ri] = rj
         members[rj] += members.pop(ri)
@@ -229,56 +283,48 @@ def _union(n: int, pairs: list[tuple[int, int]], apart: Callable[[int, int], boo
     return list(groups.values())
 
 
-def _same_index(a: IndexObs, b: IndexObs, geom: CardGeometry) -> bool:
-    return box_iou(a.box, b.box) > 0.3 or box_cover(a.box, b.box) > geom.same_index_cover
-
-
-def _twins(obs: list[IndexObs], geom: CardGeometry) -> Callable[[int, int], bool]:
-    """Whether two indices are two cards for sure: facing the same way (a cascade) and
-    predicting card centres more than `link_radius` apart. Union-find is transitive:
+def _twins(obs: list[IndexObs], geom: CardGeometry) -> np.ndarray:
+    """Whether two indices are two cards for sure (n×n): facing the same way (a cascade)
+    and predicting card centres more than `link_radius` apart. Union-find is transitive:
     without this test a corner of one card that sits on the diagonal of its cascaded twin
     joined the two into one card (two 6D half a card apart on a Khmer row read as one).
     Boxes of one index that the detector drew twice, offset, predict nearly the same
     centre and may still join."""
-
-    def apart(i: int, j: int) -> bool:
-        a, b = obs[i], obs[j]
-        if a.up is None or b.up is None or _angle_deg(a.up, b.up) >= geom.opposite_deg or _same_index(a, b, geom):
-            return False
-        ca, cb = predicted_centre(a, geom), predicted_centre(b, geom)
-        assert ca is not None and cb is not None
-        return math.hypot(*(ca - cb)) > geom.link_radius * (a.size + b.size) / 2
-
-    return apart
+    return _Pairs.of(obs, geom).apart
 
 
-def _links(obs: list[IndexObs], pairs: list[tuple[int, int]], geom: CardGeometry) -> list[tuple[int, int]]:
+def _links(obs: list[IndexObs], pairs: list[tuple[int, int]], geom: CardGeometry, tables: _Pairs | None = None) -> list[tuple[int, int]]:
     """The pairs that are one card, surest first: one index found twice, then by how close
     their predicted centres are."""
+    t = tables or _Pairs.of(obs, geom)
     ranked = []
     for i, j in pairs:
-        a, b = obs[i], obs[j]
-        if _same_index(a, b, geom):
+        if t.same_index[i, j]:
             ranked.append((0.0, i, j))
-        elif same_card(a, b, geom):
-            ca, cb = predicted_centre(a, geom), predicted_centre(b, geom)
-            assert ca is not None and cb is not None  # same_card of distinct indices needs both directions
-            ranked.append((1.0 + math.hypot(*(ca - cb)) / ((a.size + b.size) / 2), i, j))
+        elif t.same_card[i, j]:
+            ranked.append((1.0 + float(t.centre_gap[i, j]), i, j))
     return [(i, j) for _, i, j in sorted(ranked)]
 
 
 def _clusters(obs: list[IndexObs], geom: CardGeometry) -> list[list[int]]:
-    return _union(len(obs), _links(obs, _near_pairs(obs, geom), geom), _twins(obs, geom))
+    t = _Pairs.of(obs, geom)
+    return _union(len(obs), _links(obs, _near_pairs(obs, geom), geom, t), t.apart)
 
 
 def _make_group(card: str, members: list[IndexObs], geom: CardGeometry) -> CardGroup:
-    conf = 1.0 - float(np.prod([1.0 - m.p for m in members]))
+    miss = 1.0
+    for m in members:  # scalars: most groups have one or two members (numpy's overhead)
+        miss *= 1.0 - m.p
+    conf = 1.0 - miss
     oriented = [m for m in members if m.up is not None]
     quad = None
     if oriented:
         best = max(oriented, key=lambda m: m.p)
-        size = float(np.mean([m.size for m in oriented]))
-        centre = np.mean([predicted_centre(m, geom) for m in oriented], axis=0)
+        if len(oriented) == 1:
+            size, centre = best.size, predicted_centre(best, geom)
+        else:
+            size = float(np.mean([m.size for m in oriented]))
+            centre = np.mean([predicted_centre(m, geom) for m in oriented], axis=0)
         pairs = [(a, b) for i, a in enumerate(oriented) for b in oriented[i + 1 :] if _angle_deg(a.up, b.up) >= geom.opposite_deg]  # type: ignore[arg-type]
         if pairs:  # two opposite corners: the centre is their midpoint, the scale their distance
             a, b = max(pairs, key=lambda ab: float(np.linalg.norm(ab[0].centre - ab[1].centre)))
@@ -292,8 +338,9 @@ def _make_group(card: str, members: list[IndexObs], geom: CardGeometry) -> CardG
 def _fused_clusters(obs: list[IndexObs], joints: np.ndarray, geom: CardGeometry) -> list[list[int]]:
     """Pairs that are one card by geometry and could read the same card."""
     agree = joints @ joints.T
-    links = [(i, j) for i, j in _links(obs, _near_pairs(obs, geom), geom) if agree[i, j] >= geom.min_agree]
-    return _union(len(obs), links, _twins(obs, geom))
+    t = _Pairs.of(obs, geom)
+    links = [(i, j) for i, j in _links(obs, _near_pairs(obs, geom), geom, t) if agree[i, j] >= geom.min_agree]
+    return _union(len(obs), links, t.apart)
 
 
 def _fused_groups(
