@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vision.reader.grouping import CardGeometry, IndexObs, group_indices, predicted_centre, same_card
+from vision.reader.grouping import CardGeometry, IndexObs, _Pairs, group_indices, predicted_centre, same_card
 
 GEOM = CardGeometry(cx=1.5, cy=2.3, width=3.8, height=5.4, link_radius=1.4, opposite_deg=120.0)
 S = 20.0  # index long side in px
@@ -249,3 +249,25 @@ def test_a_corner_misread_as_a_card_the_deck_lacks_does_not_take_the_card_with_i
     khmer = frozenset(r + s for r in ("A", "2", "3", "4", "5", "6") for s in SUITS_T)
     (card,) = group_indices([a, b], GEOM, labels=labels, allowed=khmer)
     assert card.card == "6S" and len(card.members) == 2
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_pair_tables_agree_with_same_card(seed: int) -> None:
+    """`_Pairs` (all pairs at once) says what the scalar `same_card` says, pair by pair: on
+    real cards (both corners), cascades, jittered boxes, indices with no direction."""
+    rng = np.random.default_rng(seed)
+    obs: list[IndexObs] = []
+    for k in range(6):
+        a, b = card_indices("QS", (float(rng.uniform(100, 700)), float(rng.uniform(100, 500))), float(rng.uniform(0, 360)))
+        obs += [a, b] if k % 2 else [a]
+    for o in list(obs[:4]):  # the same index found twice, offset; a cascade twin
+        x1, y1, x2, y2 = o.box
+        d = float(rng.uniform(-4, 4))
+        obs.append(IndexObs((x1 + d, y1 + d, x2 + d, y2 + 2 * d), "QS", 0.5, o.up))
+        obs.append(IndexObs((x1 + 9, y1 + 14, x2 + 9, y2 + 14), "QS", 0.5, o.up))
+    obs.append(IndexObs(obs[0].box, "QS", 0.5, None))
+    t = _Pairs.of(obs, GEOM)
+    for i in range(len(obs)):
+        for j in range(len(obs)):
+            if i != j:
+                assert bool(t.same_card[i, j]) == same_card(obs[i], obs[j], GEOM), (i, j)

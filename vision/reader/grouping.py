@@ -211,13 +211,18 @@ def _same_index(a: IndexObs, b: IndexObs, geom: CardGeometry) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class _Pairs:
-    """The pairwise tests of `same_card` and `_twins` for every pair of indices at once (n×n
-    arrays, the same formulas as the scalar functions above): grouping asked them pair by
-    pair in Python, ~60 pairs a frame, which was half its time."""
+    """The pairwise tests of grouping for every pair of indices at once (n×n arrays; the
+    same formulas as `same_card` and `_diagonal_pair` above, which tests compare it with):
+    asked pair by pair in Python, ~60 pairs a frame, they were half of grouping's time."""
 
     same_index: np.ndarray  # one index found twice
     same_card: np.ndarray  # `same_card`
-    apart: np.ndarray  # `_twins`: two cards for sure
+    # Two cards for sure: facing the same way (a cascade) and predicting card centres more
+    # than `link_radius` apart. Union-find is transitive: without this test a corner of one
+    # card that sits on the diagonal of its cascaded twin joined the two into one card (two
+    # 6D half a card apart on a Khmer row read as one). Boxes of one index that the
+    # detector drew twice, offset, predict nearly the same centre and may still join.
+    apart: np.ndarray
     centre_gap: np.ndarray  # distance of the predicted card centres / mean index size
 
     @classmethod
@@ -281,16 +286,6 @@ def _union(n: int, pairs: list[tuple[int, int]], apart: np.ndarray | None = None
     for i in range(n):
         groups.setdefault(find(i), []).append(i)
     return list(groups.values())
-
-
-def _twins(obs: list[IndexObs], geom: CardGeometry) -> np.ndarray:
-    """Whether two indices are two cards for sure (n×n): facing the same way (a cascade)
-    and predicting card centres more than `link_radius` apart. Union-find is transitive:
-    without this test a corner of one card that sits on the diagonal of its cascaded twin
-    joined the two into one card (two 6D half a card apart on a Khmer row read as one).
-    Boxes of one index that the detector drew twice, offset, predict nearly the same
-    centre and may still join."""
-    return _Pairs.of(obs, geom).apart
 
 
 def _links(obs: list[IndexObs], pairs: list[tuple[int, int]], geom: CardGeometry, tables: _Pairs | None = None) -> list[tuple[int, int]]:
