@@ -343,7 +343,9 @@ def _extra_voice_streams(cache: Path, voice: str) -> list[tuple[np.ndarray, Stre
             tmp = path.with_suffix(f".{os.getpid()}.tmp.npy")
             np.save(tmp, pcm)
             tmp.replace(path)
-            meta.write_text(json.dumps(asdict(st)))
+            tmp_meta = meta.with_suffix(f".{os.getpid()}.tmp.json")
+            tmp_meta.write_text(json.dumps(asdict(st)))
+            tmp_meta.replace(meta)  # atomic as the audio: a crash never leaves half an index
         m = json.loads(meta.read_text())
         truths = tuple(Truth(**t) for t in m.pop("truths"))
         out.append((np.load(path), Stream(truths=truths, **m)))

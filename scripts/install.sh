@@ -3,7 +3,7 @@
 #   bash scripts/install.sh           runtime only (dashboard, reader, listener)
 #   bash scripts/install.sh --dev     + tests (pytest, hypothesis, Playwright + Debian Chromium) and training
 #   bash scripts/install.sh --art     + real deck artwork (Debian/npm packages) for `referee synth`
-#   bash scripts/install.sh --voices  + festival voices (Debian) for the spoken-call benchmark's third test speaker (also in --dev)
+#   bash scripts/install.sh --voices  + festival voices (Debian): a third speaker for the spoken-call benchmark (also in --dev)
 # Idempotent: re-running it only installs what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -192,19 +192,6 @@ def same_card(a: IndexObs, b: IndexObs, geom: CardGeometry) -> bool:
     return _diagonal_pair(a, b, geom) and _diagonal_pair(b, a, geom)
 
 
-def _near_pairs(obs: list[IndexObs], geom: CardGeometry) -> list[tuple[int, int]]:
-    """Pairs close enough to be one card (vectorised): the farthest link, two diagonal
-    corners of a card with a small index, is < 2 * 2 * |(cx, cy)| index sizes apart."""
-    if len(obs) < 2:
-        return []
-    c = np.array([o.centre for o in obs])
-    s = np.array([o.size for o in obs])
-    d = np.linalg.norm(c[:, None] - c[None], axis=2)
-    reach = 4.0 * float(np.hypot(geom.cx, geom.cy)) * np.maximum(s[:, None], s[None]) + np.maximum(s[:, None], s[None])
-    i, j = np.nonzero(np.triu(d <= reach, 1))
-    return list(zip(i.tolist(), j.tolist()))
-
-
 def _same_index(a: IndexObs, b: IndexObs, geom: CardGeometry) -> bool:
     return box_iou(a.box, b.box) > 0.3 or box_cover(a.box, b.box) > geom.same_index_cover
 
@@ -215,6 +202,9 @@ class _Pairs:
     same formulas as `same_card` and `_diagonal_pair` above, which tests compare it with):
     asked pair by pair in Python, ~60 pairs a frame, they were half of grouping's time."""
 
+    # pairs (i < j, row-major) close enough to be one card: the farthest link, two diagonal
+    # corners of a card with a small index, is < 2 * 2 * |(cx, cy)| index sizes apart
+    near: list[tuple[int, int]]
     same_index: np.ndarray  # one index found twice
     same_card: np.ndarray  # `same_card`
     # Two cards for sure: facing the same way (a cascade) and predicting card centres more
@@ -261,7 +251,10 @@ class _Pairs:
         both = has_up[:, None] & has_up[None, :] & opposite
         same_card = same_index | (both & (near | (diag & diag.T)))
         twins = has_up[:, None] & has_up[None, :] & ~opposite & ~same_index & ~near
-        return cls(same_index, same_card, twins, gap / mean_size)
+        big = np.maximum(size[:, None], size[None, :])
+        reach = 4.0 * float(np.hypot(geom.cx, geom.cy)) * big + big
+        i, j = np.nonzero(np.triu(np.linalg.norm(c[:, None] - c[None], axis=2) <= reach, 1))
+        return cls(list(zip(i.tolist(), j.tolist())), same_index, same_card, twins, gap / mean_size)
 
 
 def _union(n: int, pairs: list[tuple[int, int]], apart: np.ndarray | None = None) -> list[list[int]]:
@@ -288,22 +281,20 @@ def _union(n: int, pairs: list[tuple[int, int]], apart: np.ndarray | None = None
     return list(groups.values())
 
 
-def _links(obs: list[IndexObs], pairs: list[tuple[int, int]], geom: CardGeometry, tables: _Pairs | None = None) -> list[tuple[int, int]]:
-    """The pairs that are one card, surest first: one index found twice, then by how close
-    their predicted centres are."""
-    t = tables or _Pairs.of(obs, geom)
+def _components(obs: list[IndexObs], geom: CardGeometry, agree: np.ndarray | None = None) -> list[list[int]]:
+    """Indices grouped into cards: the pairs that are one card (and, with `agree`, could read
+    the same card: `agree[i, j] >= min_agree`), joined surest first (one index found twice,
+    then by how close their predicted centres are), never two that are `apart`."""
+    t = _Pairs.of(obs, geom)
     ranked = []
-    for i, j in pairs:
+    for i, j in t.near:
+        if agree is not None and agree[i, j] < geom.min_agree:
+            continue
         if t.same_index[i, j]:
             ranked.append((0.0, i, j))
         elif t.same_card[i, j]:
             ranked.append((1.0 + float(t.centre_gap[i, j]), i, j))
-    return [(i, j) for _, i, j in sorted(ranked)]
-
-
-def _clusters(obs: list[IndexObs], geom: CardGeometry) -> list[list[int]]:
-    t = _Pairs.of(obs, geom)
-    return _union(len(obs), _links(obs, _near_pairs(obs, geom), geom, t), t.apart)
+    return _union(len(obs), [(i, j) for _, i, j in sorted(ranked)], t.apart)
 
 
 def _make_group(card: str, members: list[IndexObs], geom: CardGeometry) -> CardGroup:
@@ -330,14 +321,6 @@ def _make_group(card: str, members: list[IndexObs], geom: CardGeometry) -> CardG
     return CardGroup(card=card, confidence=conf, members=members, quad=quad)
 
 
-def _fused_clusters(obs: list[IndexObs], joints: np.ndarray, geom: CardGeometry) -> list[list[int]]:
-    """Pairs that are one card by geometry and could read the same card."""
-    agree = joints @ joints.T
-    t = _Pairs.of(obs, geom)
-    links = [(i, j) for i, j in _links(obs, _near_pairs(obs, geom), geom, t) if agree[i, j] >= geom.min_agree]
-    return _union(len(obs), links, t.apart)
-
-
 def _fused_groups(
     obs: list[IndexObs], geom: CardGeometry, ranks: tuple[str, ...], suits: tuple[str, ...], allowed: frozenset[str] | None = None
 ) -> list[CardGroup]:
@@ -346,7 +329,7 @@ def _fused_groups(
         joints = joints * np.array([r + s in allowed for r in ranks for s in suits], np.float64)
         joints /= np.maximum(joints.sum(axis=1, keepdims=True), 1e-12)
     out = []
-    for members in _fused_clusters(obs, joints, geom):
+    for members in _components(obs, geom, joints @ joints.T):  # one card by geometry, could read alike
         logp = np.log(joints[members] + 1e-6).sum(axis=0)
         post = np.exp(logp - logp.max())
         post /= post.sum()
@@ -399,7 +382,7 @@ def group_indices(
     for o in obs:
         if allowed is None or o.card in allowed:
             by_card.setdefault(o.card, []).append(o)
-    groups = [_make_group(card, [items[i] for i in c], geom) for card, items in by_card.items() for c in _clusters(items, geom)]
+    groups = [_make_group(card, [items[i] for i in c], geom) for card, items in by_card.items() for c in _components(items, geom)]
     return _keep_per_identity(groups, two_decks)
 
 
