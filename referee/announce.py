@@ -135,10 +135,15 @@ TEMPLATES: dict[str, tuple[str, str, str]] = {
         "Les deux dépassent la table de {table} : personne ne gagne.",
         "Los dos superan la mesa de {table}: nadie gana.",
     ),
+    "khmer_tie": (
+        "Both have {total} against a table of {table}: a tie, nobody wins.",
+        "Égalité à {total} pour une table de {table} : personne ne gagne.",
+        "Empate a {total} frente a una mesa de {table}: nadie gana.",
+    ),
     "khmer_fold": (
-        "{player} folds: {opponent} scores 1.",
-        "{player} abandonne : {opponent} marque 1.",
-        "{player} se retira: {opponent} suma 1.",
+        "{player} folds: {opponent} scores {points}.",
+        "{player} abandonne : {opponent} marque {points}.",
+        "{player} se retira: {opponent} suma {points}.",
     ),
     "khmer_reveal_request": (
         "{player} closes. Lay your hands face up.",

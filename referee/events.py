@@ -190,7 +190,7 @@ class Close(_Base):
 
 @dataclass(frozen=True, kw_only=True)
 class Fold(_Base):
-    """Khmer match: give up the deal, the opponent scores 1."""
+    """Khmer match: give up the deal, the opponent scores `fold_points` (default 1)."""
 
     type: ClassVar[str] = "fold"
     player: str
@@ -305,7 +305,7 @@ def parse_event(d: dict[str, Any]) -> GameEvent:
     if not isinstance(d, dict):
         raise ValueError(f"event must be a JSON object, got {type(d).__name__}")
     kind = d.get("type")
-    if kind not in EVENT_TYPES:
+    if not isinstance(kind, str) or kind not in EVENT_TYPES:  # a list or object is no name either
         raise ValueError(
             f"unknown event type {kind!r} (one of {', '.join(sorted(EVENT_TYPES))})"
         )

@@ -92,8 +92,10 @@ def _check(game: str, key: str, value: Any, spec: dict[str, Any]) -> Any:
             raise ValueError(f"{where} = {value} out of range [{spec.get('min')}, {spec.get('max')}]")
         return value
     if kind == "list":
-        if not isinstance(value, (list, tuple)):
-            raise ValueError(f"{where} = {value!r}, expected a list")
+        if not isinstance(value, (list, tuple)) or not all(
+            isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in value
+        ):
+            raise ValueError(f"{where} = {value!r}, expected a list of positive integers")
         return tuple(value)
     if not isinstance(value, str) or not value:
         raise ValueError(f"{where} = {value!r}, expected a non-empty string")
@@ -113,6 +115,8 @@ def load_rules(game: str, overrides: Mapping[str, Any] | None = None) -> Rules:
     chosen = overrides.pop("variant", None) or overrides.pop("variants", None) or []
     if isinstance(chosen, str):
         chosen = [chosen]
+    if not isinstance(chosen, (list, tuple)) or not all(isinstance(v, str) for v in chosen):
+        raise ValueError(f"{game} rules: variant must be a name or a list of names, got {chosen!r}")
     values = {k: spec.get("default") for k, spec in options.items()}
     for name in chosen:
         if name not in variants:

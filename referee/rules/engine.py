@@ -62,8 +62,10 @@ def _players(header: dict[str, Any]) -> tuple[str, ...]:
 
 def _teams(header: dict[str, Any], players: tuple[str, ...], rules: Rules) -> tuple[tuple[str, ...], ...]:
     teams = header.get("teams")
-    if not isinstance(teams, list) or not all(isinstance(t, list) for t in teams):
-        raise ValueError("header: 'teams' must be a list of lists of players")
+    if not isinstance(teams, list) or not all(
+        isinstance(t, list) and all(isinstance(p, str) for p in t) for t in teams
+    ):
+        raise ValueError("header: 'teams' must be a list of lists of player names")
     flat = [p for t in teams for p in t]
     if sorted(flat) != sorted(players):
         raise ValueError("header: every player must be in exactly one team")
@@ -121,6 +123,10 @@ def new_game(header: dict[str, Any]) -> TableGame | KhmerGame:
     teams = _teams(header, players, rules)
     if header.get("dealer") is not None and header["dealer"] not in players:
         raise ValueError(f"header: dealer {header['dealer']!r} is not a player")
+    if rules.kind_size > rules.hand_size:
+        raise ValueError(
+            f"header: a {name} needs {rules.kind_size} cards of one rank but hands hold "
+            f"{rules.hand_size} (set kind_size, e.g. the three_card variant)")
     deck = _deck(rules, len(players))
     scoring = KempsScoring() if name == "kemps" else KemsScoring()
     return TableGame(name, header, rules, players, teams, deck, scoring)

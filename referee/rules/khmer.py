@@ -340,7 +340,7 @@ class KhmerGame(Reducer):
             raise Illegal(RejectCode.CALL_NOT_ALLOWED, "fold: only in a match (match_target is null)")
         opp = self.other(e.player)
         pts = self.rules.fold_points
-        step.say("khmer_fold", player=e.player, opponent=opp)
+        step.say("khmer_fold", player=e.player, opponent=opp, points=pts)
         step.results.append({"kind": "fold", "deal": s.deal_no, "by": e.player, "winner": opp,
                              "points": {opp: pts}})
         self._score(step, opp, pts)
@@ -421,6 +421,8 @@ class KhmerGame(Reducer):
         step.say("khmer_close", player=closer, table=table)
         if winner:
             step.say("khmer_winner", winner=winner, total=totals[winner], table=table)
+        elif why == "tie":  # both within the table, equal totals (tie: nobody)
+            step.say("khmer_tie", total=totals[closer], table=table)
         else:
             step.say("khmer_nobody", table=table)
         step.results.append({

@@ -313,6 +313,14 @@ class TableGame(Reducer):
             raise Illegal(RejectCode.BAD_EVENT,
                           f"redraw: shows {' '.join(e.shown)}, needs {self.rules.redraw_min}+ identical cards")
         assert s.table is not None
+        # the text: three or four identical cards are shown and put back, "respectivement
+        # trois ou quatre": a known hand must show every card of that rank it holds
+        held = s.table.hand(e.player)
+        rank = next(iter(ranks))
+        same = [c for c in held.known if c[:-1] == rank]
+        if held.complete and len(same) > len(e.shown):
+            raise Illegal(RejectCode.BAD_EVENT,
+                          f"redraw: {e.player} holds {' '.join(same)}: show all {len(same)} and draw as many")
         table, anomalies = mk.redraw(s.table, e.player, e.shown, e.drawn, self.rules.deck_anomaly)
         step.set(table=table)
         step.anomalies(anomalies)
