@@ -401,6 +401,12 @@ def show(t: Table, player: str, cards: tuple[str, ...], policy: str) -> tuple[Ta
     return led.table().with_hand(player, Hand(new_known, h.size)), led.anomalies
 
 
+def stock_unseen(t: Table) -> int:
+    """Reserve cards not seen yet: what a Kem's redraw can draw "others" from (cards put back
+    by an earlier redraw lie under the stock and are known)."""
+    return t.reserve_size - len(t.reserve_known)
+
+
 def redraw(
     t: Table, player: str, shown: tuple[str, ...], drawn: tuple[str, ...] | None, policy: str
 ) -> tuple[Table, list[Anomaly]]:
@@ -411,8 +417,11 @@ def redraw(
     for card in shown:
         known.remove(card)
     n = len(shown)
-    if t.reserve_size - len(t.reserve_known) < n:
-        raise Illegal(RejectCode.NOT_ENOUGH_CARDS, "redraw: not enough unseen cards in the stock")
+    if stock_unseen(t) < n:
+        # the referee never asks for such a redraw (it is waived, see TableGame._redraws_due)
+        raise Illegal(RejectCode.NOT_ENOUGH_CARDS,
+                      f"redraw: the stock holds {stock_unseen(t)} unseen cards, {player} would draw {n}:"
+                      " the redraw is waived, the hand is kept")
     t = replace(t, reserve_known=t.reserve_known + tuple(shown))
     led = _Ledger(t, policy)
     if drawn is not None:

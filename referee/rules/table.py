@@ -244,16 +244,31 @@ class TableGame(Reducer):
             return
         t = step.state.table
         assert t is not None
-        need = tuple(
-            p for p, h in t.hands
-            if h.complete and mk.kinds(h.known, self.rules.redraw_min, True)
-        )
+        need = self._redraws_due(t, t.players)
         if need:
             step.set(phase="redraw", redraw_left=need)
             step.say("redraw_request", players=list(need))
         else:
             step.set(phase="play", redraw_left=())
             step.say("hunt_open")
+
+    def _redraws_due(self, t: mk.Table, players: tuple[str, ...]) -> tuple[str, ...]:
+        """Of ``players``, those whose known hand holds ``redraw_min`` identical cards and whose
+        redraw the stock can supply. The text ("en piocher respectivement trois ou quatre
+        autres") does not say what happens when the stock has too few unseen cards (12 players
+        with one 52-card deck leave none at all); house rule: that redraw is waived and the
+        player keeps the hand, rather than the game waiting for a redraw nobody can make.
+        With several redraws due, each one drawn may use up what a later one needed."""
+        due = []
+        for p in players:
+            h = t.hand(p)
+            if not h.complete:
+                continue
+            counts = [sum(1 for c in h.known if c[:-1] == r)
+                      for r in mk.kinds(h.known, self.rules.redraw_min, True)]
+            if counts and min(counts) <= mk.stock_unseen(t):
+                due.append(p)
+        return tuple(due)
 
     def _card_hands(self, hands: dict[str, tuple[Any, ...]], what: str) -> dict[str, tuple[str, ...]]:
         for p, cards in hands.items():
@@ -325,10 +340,8 @@ class TableGame(Reducer):
         step.set(table=table)
         step.anomalies(anomalies)
         step.say("redrawn", player=e.player, cards=list(e.shown))
-        left = tuple(p for p in s.redraw_left if p != e.player)
-        h = table.hand(e.player)
-        if h.complete and mk.kinds(h.known, self.rules.redraw_min, True):
-            left += (e.player,)
+        # this redraw used up stock: whoever it can no longer serve is waived too
+        left = self._redraws_due(table, tuple(p for p in s.redraw_left if p != e.player) + (e.player,))
         if left:
             step.set(phase="redraw", redraw_left=left)
         else:

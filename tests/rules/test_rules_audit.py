@@ -7,7 +7,7 @@ import pytest
 from referee.rules import RejectCode, new_game
 from referee.rules.config import load_rules
 
-from .helpers import FOUR, header, play, rejected
+from .helpers import FOUR, header, play, points, rejected
 
 KEMS_HANDS = {"N": ["7H", "7S", "7C", "7D"], "E": ["2C", "3C", "4C", "5C"],
               "S": ["KC", "KD", "QS", "JH"], "W": ["2D", "3D", "4D", "5D"]}
@@ -95,3 +95,62 @@ def test_a_tie_under_tie_nobody_is_announced_as_a_tie():
         state, _ = _texts(game, state, {"type": "play", "player": p, "card": c})
     _, said = _texts(game, state, {"type": "close", "player": "N"})
     assert "khmer_nobody" not in said and "tie" in said["khmer_tie"] and "10" in said["khmer_tie"]
+
+
+# ---- Kem's deal redraw with no stock: 12 players and one 52-card deck leave no reserve, so
+# "en piocher respectivement trois ou quatre autres" cannot be done. The game used to wait
+# for that impossible redraw until a new_hand; house rule: the redraw is waived.
+def _kems_table(n_teams: int, first: list[str], more: dict[int, list[str]] | None = None):
+    """Players A, B, ... clockwise, teams every n_teams-th seat; player A is dealt ``first``,
+    seat i is dealt ``more[i]``, everyone else gets cards of distinct ranks."""
+    from collections import Counter
+
+    players = [chr(ord("A") + i) for i in range(2 * n_teams)]
+    hdr = {"game": "kems", "players": players, "teams": [players[i::n_teams] for i in range(n_teams)]}
+    fixed = {0: first, **(more or {})}
+    rest = [r + s for s in "CDHS" for r in ("A 2 3 4 5 6 7 8 9 10 J Q K".split())]
+    rest = [c for c in rest if c not in {c for h in fixed.values() for c in h}]
+    hands = {}
+    for i, p in enumerate(players):
+        hands[p] = fixed.get(i) or [rest.pop(0) for _ in range(4)]
+        if i not in fixed:
+            assert max(Counter(c[:-1] for c in hands[p]).values()) < 3
+    return hdr, {"type": "deal", "hands": hands, "market": rest[:4]}, rest[4:]
+
+
+def test_kems_redraw_is_waived_when_the_stock_is_empty():
+    hdr, deal, stock = _kems_table(6, ["7C", "7D", "7H", "2C"])
+    assert stock == []  # 12 x 4 + 4 = 52
+    game, state, _, said = play(hdr, [deal])
+    assert state.phase == "play" and game.awaiting(state) is None  # not stuck on a redraw
+    assert "redraw_request" not in said and "hunt_open" in said
+    assert state.table.hand("A").known == ("7C", "7D", "7H", "2C")  # the player keeps the hand
+    r = rejected(game, state, {"type": "redraw", "player": "A", "shown": ["7C", "7D", "7H"]})
+    assert r.code == RejectCode.NOT_ENOUGH_CARDS and "waived" in r.reason
+    # play goes on: the hunt is open
+    s = game.apply(state, {"type": "swap", "player": "A", "give": "2C", "take": deal["market"][0]})
+    assert s.ok
+
+
+def test_kems_four_identical_cards_dealt_with_no_stock_are_a_kems():
+    hdr, deal, _ = _kems_table(6, ["7C", "7D", "7H", "7S"])
+    game, state, results, _ = play(hdr, [deal, {"type": "call", "call": "kems", "by": "G"}])
+    assert results[-1]["correct"] is True and points(game, state)["A+G"] == 1
+
+
+def test_kems_redraws_the_stock_can_serve_are_done_the_rest_waived():
+    # 10 players: 52 - 40 - 4 = 8 stock cards; three redraws of three cards need nine
+    hdr, deal, stock = _kems_table(5, ["7C", "7D", "7H", "2C"], {1: ["8C", "8D", "8H", "2D"],
+                                                                  2: ["9C", "9D", "9H", "2H"]})
+    assert len(stock) == 8
+    game, state, _, _ = play(hdr, [deal])
+    assert game.awaiting(state) == {"kind": "redraw", "players": ["A", "B", "C"]}
+    state = game.apply(state, {"type": "redraw", "player": "B", "shown": ["8C", "8D", "8H"],
+                               "drawn": stock[-3:]}).state
+    assert game.awaiting(state) == {"kind": "redraw", "players": ["A", "C"]}
+    r = game.apply(state, {"type": "redraw", "player": "C", "shown": ["9C", "9D", "9H"],
+                           "drawn": stock[-6:-3]})
+    # two unseen cards are left for A's three: A's redraw is waived, the hunt opens
+    assert r.ok and r.state.phase == "play" and game.awaiting(r.state) is None
+    assert "hunt_open" in [a.key for a in r.announcements]
+    assert r.state.table.hand("A").known == ("7C", "7D", "7H", "2C")
