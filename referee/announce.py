@@ -95,6 +95,11 @@ TEMPLATES: dict[str, tuple[str, str, str]] = {
         "{players} : trois ou quatre cartes identiques, montrez-les et repiochez.",
         "{players}: tres o cuatro cartas iguales, enseñadlas y robad otras.",
     ),
+    "redraw_waived": (
+        "{players}: identical cards, but the stock cannot give as many: keep your hand.",
+        "{players} : cartes identiques, mais la pioche n'en a pas assez : gardez votre main.",
+        "{players}: cartas iguales, pero el mazo no tiene bastantes: quedaos con la mano.",
+    ),
     "redrawn": (
         "{player} put back {cards} and drew again.",
         "{player} a remis {cards} au talon et a repioché.",

@@ -245,12 +245,20 @@ class TableGame(Reducer):
         t = step.state.table
         assert t is not None
         need = self._redraws_due(t, t.players)
+        self._say_waived(step, t, t.players, need)
         if need:
             step.set(phase="redraw", redraw_left=need)
             step.say("redraw_request", players=list(need))
         else:
             step.set(phase="play", redraw_left=())
             step.say("hunt_open")
+
+    def _say_waived(self, step: Step, t: mk.Table, players: tuple[str, ...], due: tuple[str, ...]) -> None:
+        """Announce the redraws of ``players`` the stock cannot supply (`_redraws_due`)."""
+        waived = [p for p in players if p not in due and t.hand(p).complete
+                  and mk.kinds(t.hand(p).known, self.rules.redraw_min, True)]
+        if waived:
+            step.say("redraw_waived", players=waived)
 
     def _redraws_due(self, t: mk.Table, players: tuple[str, ...]) -> tuple[str, ...]:
         """Of ``players``, those whose known hand holds ``redraw_min`` identical cards and whose
@@ -341,7 +349,9 @@ class TableGame(Reducer):
         step.anomalies(anomalies)
         step.say("redrawn", player=e.player, cards=list(e.shown))
         # this redraw used up stock: whoever it can no longer serve is waived too
-        left = self._redraws_due(table, tuple(p for p in s.redraw_left if p != e.player) + (e.player,))
+        waiting = tuple(p for p in s.redraw_left if p != e.player) + (e.player,)
+        left = self._redraws_due(table, waiting)
+        self._say_waived(step, table, waiting, left)
         if left:
             step.set(phase="redraw", redraw_left=left)
         else:

@@ -123,7 +123,7 @@ def test_kems_redraw_is_waived_when_the_stock_is_empty():
     assert stock == []  # 12 x 4 + 4 = 52
     game, state, _, said = play(hdr, [deal])
     assert state.phase == "play" and game.awaiting(state) is None  # not stuck on a redraw
-    assert "redraw_request" not in said and "hunt_open" in said
+    assert "redraw_request" not in said and "hunt_open" in said and "redraw_waived" in said
     assert state.table.hand("A").known == ("7C", "7D", "7H", "2C")  # the player keeps the hand
     r = rejected(game, state, {"type": "redraw", "player": "A", "shown": ["7C", "7D", "7H"]})
     assert r.code == RejectCode.NOT_ENOUGH_CARDS and "waived" in r.reason
@@ -152,5 +152,6 @@ def test_kems_redraws_the_stock_can_serve_are_done_the_rest_waived():
                            "drawn": stock[-6:-3]})
     # two unseen cards are left for A's three: A's redraw is waived, the hunt opens
     assert r.ok and r.state.phase == "play" and game.awaiting(r.state) is None
-    assert "hunt_open" in [a.key for a in r.announcements]
+    assert [a.key for a in r.announcements][-2:] == ["redraw_waived", "hunt_open"]
+    assert r.announcements[-2].params["players"] == ["A"]
     assert r.state.table.hand("A").known == ("7C", "7D", "7H", "2C")
