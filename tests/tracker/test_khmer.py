@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from vision.tracker.filter import ZoneChange
 from vision.tracker.khmer import KhmerTracker
 
@@ -124,3 +126,33 @@ def test_a_steal_and_the_next_play_in_its_place_seen_as_one_change_are_both_move
     ev, _ = kt.change(ch, 12.0)
     assert ev == [{"type": "play", "player": "N", "card": "3D", "t": 12.0}]
     assert kt.rows["N"] == ["4S", "3D"] and kt._expected_removals[("N", "AS")] == 0
+
+
+def test_one_card_read_twice_in_a_row_is_one_play_and_its_ghost_comes_and_goes() -> None:
+    # seen on a val deck (big index): a 6D laid in N's row read as two 6Ds; the copy then
+    # dropped out of the read and came back; a later play laid over it took its place
+    kt = KhmerTracker(["S", "N"])
+    ev, no = kt.change(change("row:N", 10.5, [], ["6D", "6D"]), 10.5)
+    assert [e["card"] for e in ev] == ["6D"] and [n["type"] for n in no] == ["twin_read"]
+    assert feed(kt, change("row:N", 12.8, ["6D", "6D"], ["6D"])) == []  # the ghost went
+    assert feed(kt, change("row:N", 13.5, ["6D"], ["6D", "6D"])) == []  # and came back
+    renamed = replace(change("row:N", 16.0, ["6D", "6D"], ["6D", "AH"]), renamed=(("6D", "AH"),))
+    ev, _ = kt.change(renamed, 16.0)  # laid over the ghost's place: a play, not a rename
+    assert [(e["type"], e["card"]) for e in ev] == [("play", "AH")]
+    assert kt.rows["N"] == ["6D", "AH"] and kt.tick(30.0) == []
+
+
+def test_the_second_deck_copy_laid_later_is_a_play_and_twin_s_none_is_off() -> None:
+    kt = KhmerTracker(["S", "N"])
+    feed(kt, change("row:N", 1.0, [], ["6D"]))
+    assert [e["card"] for e in feed(kt, change("row:N", 9.0, ["6D"], ["6D", "6D"]))] == ["6D"]
+    off = KhmerTracker(["S", "N"], twin_s=None)
+    assert [e["card"] for e in feed(off, change("row:N", 1.0, [], ["6D", "6D"]))] == ["6D", "6D"]
+
+
+def test_a_steal_read_twice_on_the_pile_is_one_steal() -> None:
+    kt = KhmerTracker(["S", "N"])
+    feed(kt, change("row:N", 1.0, [], ["AH"]))
+    ev, no = kt.change(change("pile:S", 5.0, [], ["AH", "AH"]), 5.0)
+    assert [e["type"] for e in ev] == ["steal"] and [n["type"] for n in no] == ["twin_read"]
+    assert kt.piles["S"] == ["AH"]

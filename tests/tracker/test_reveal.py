@@ -63,3 +63,31 @@ def test_each_seat_waits_for_its_own_hand_size() -> None:
     for i in range(8):
         events += r.offer("S", ["2H", "3S", "AS", "3H"], [0.9] * 4, 2.0 + i / 15)
     assert len(events) == 1 and sorted(events[0]["hands"]["S"]) == ["2H", "3H", "3S", "AS"]
+
+
+def _settle(r: RevealReader, cards: list[str], n: int = 8) -> list[dict]:
+    events = []
+    for i in range(n):
+        events += r.offer("S", cards, [0.9] * len(cards), 1.0 + i / 15)
+    return events
+
+
+def test_a_card_read_twice_is_one_card_when_the_copies_are_the_whole_excess() -> None:
+    # seen on a Khmer close (val deck): S holds 3H and AS, every read gives 3H twice
+    r = RevealReader(RevealConfig(trim_twins=True))
+    r.request(["S"], 0.0, expected=2)
+    (ev,) = _settle(r, ["3H", "3H", "AS"])
+    assert sorted(ev["hands"]["S"]) == ["3H", "AS"]
+    off = RevealReader(RevealConfig(trim_twins=False))
+    off.request(["S"], 0.0, expected=2)
+    assert _settle(off, ["3H", "3H", "AS"]) == []
+
+
+def test_a_real_pair_is_kept_and_an_ambiguous_excess_is_not_trimmed() -> None:
+    r = RevealReader(RevealConfig(trim_twins=True))
+    r.request(["S"], 0.0, expected=4)  # two decks: the pair of 6D is real
+    (ev,) = _settle(r, ["2H", "6D", "6D", "4S"])
+    assert sorted(ev["hands"]["S"]) == ["2H", "4S", "6D", "6D"]
+    r = RevealReader(RevealConfig(trim_twins=True))
+    r.request(["S"], 0.0, expected=4)  # 5 read, 2 doubled: which copy is the extra one?
+    assert _settle(r, ["2H", "2H", "6D", "6D", "4S"]) == []

@@ -13,6 +13,16 @@ was covered, never that it left; what they hold is followed from the events.
   no arm near since it was committed) is no move: a `misread_corrected` notice, and in a row
   the card is renamed, with `correct {player, was, now}` for the referee when the value
   changed (the suit alone does not matter to the rules);
+- the same card laid in a row twice within `twin_s` (one change, or two a moment apart) is
+  one card read twice (a `twin_read` notice): a Khmer turn lays one card, and two turns of
+  one player are a whole opponent's turn apart. Why: on big-index decks the reader sometimes
+  takes one row card's two corners (or its rank and its suit) for two identical cards of the
+  game's two decks, and the extra "play" put the referee a turn out of step for the rest of
+  the deal (the close refused, no reveal: 3 of 4 Khmer recordings of val decks, 2 Dec). The
+  extra copy is a ghost: when one copy later leaves the read, that is the ghost going, and
+  while the card lies in the row, the reader's second copy of it coming back is the ghost
+  again (a player laying the second deck's copy of a card already twin-read in their own
+  row is then missed: rarer than the twin coming back);
 - a row card that vanishes with no pile gain within `pair_s` → an anomaly notice, and the
   card is kept in the row as hidden: a card laid over it can hide its index, and when it
   shows again (the card over it stolen) it is the same card, not a new play. A hidden card
@@ -35,6 +45,7 @@ Event = dict[str, Any]
 class KhmerTracker:
     players: list[str]
     pair_s: float = 2.0
+    twin_s: float | None = 1.0  # None: every copy laid is a play
 
     def __post_init__(self) -> None:
         self.rows: dict[str, list[str]] = {p: [] for p in self.players}  # in play order
@@ -43,6 +54,9 @@ class KhmerTracker:
         self._orphans: list[tuple[float, str, str]] = []  # (t, row owner, card) awaiting a pile
         self._expected_removals: Counter[tuple[str, str]] = Counter()  # (row owner, card)
         self.hidden: dict[str, Counter[str]] = {p: Counter() for p in self.players}  # in the row, unread
+        self.ghosts: dict[str, Counter[str]] = {p: Counter() for p in self.players}  # second reads of a row card
+        self._played_at: dict[tuple[str, str], float] = {}  # (row owner, card) -> when last laid there
+        self._twinned: set[tuple[str, str]] = set()  # (row owner, card) read twice there
         self.collecting = False  # after the close: cards leaving the table are the collection
 
     def new_hand(self) -> None:
@@ -67,13 +81,18 @@ class KhmerTracker:
     def _renames_in_row(self, kind: str, player: str, pairs: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
         """The renames (`ZoneChange.renamed`) that can be: of a card still in the row. One
         already taken by a steal seen on the thief's pile left, and a card laid in its
-        place is a play (a steal and the next play seen as one change)."""
+        place is a play (a steal and the next play seen as one change); so is a card laid
+        over a second read of a row card (a ghost, `twin_s`): the ghost goes."""
         if kind != "row":
             return ()
         row = Counter(self.rows.get(player, []))
         row.subtract(Counter({c: n for (p, c), n in self._expected_removals.items() if p == player}))
+        ghosts = Counter(self.ghosts.get(player, Counter()))
         out = []
         for was, now in pairs:
+            if ghosts[was] > 0:  # the second read of a card leaving as a card is laid over it
+                ghosts[was] -= 1
+                continue
             if row[was] > 0:
                 row[was] -= 1
                 out.append((was, now))
@@ -125,7 +144,11 @@ class KhmerTracker:
         events: list[Event] = []
         notices: list[Event] = []
         row = self.rows.setdefault(player, [])
+        ghosts = self.ghosts.setdefault(player, Counter())
         for card in ch.removed:
+            if ghosts[card] > 0:  # the second read of a card going: the card itself stays
+                ghosts[card] -= 1
+                continue
             if card in row:
                 row.remove(card)
             if self._expected_removals[(player, card)] > 0:
@@ -142,6 +165,15 @@ class KhmerTracker:
             if hidden[card] > 0:  # uncovered: in the row all along
                 hidden[card] -= 1
                 continue
+            laid = self._played_at.get((player, card))
+            twin = laid is not None and ch.t - laid <= self.twin_s if self.twin_s is not None else False
+            if twin or (self.twin_s is not None and (player, card) in self._twinned and card in row):
+                self._twinned.add((player, card))
+                ghosts[card] += 1
+                notices.append({"type": "twin_read", "zone": ch.zone, "card": card, "t": t,
+                                "message": f"{card} read twice in {ch.zone}: one card, one play"})  # fmt: skip
+                continue
+            self._played_at[(player, card)] = ch.t
             row.append(card)
             events.append({"type": "play", "player": player, "card": card, "t": t})
         return events, notices
@@ -149,10 +181,22 @@ class KhmerTracker:
     def _pile(self, player: str, ch: ZoneChange, t: float) -> tuple[list[Event], list[Event]]:
         events: list[Event] = []
         pile = self.piles.setdefault(player, [])
-        for card in ch.added:
+        added, notices = self._once_each(ch, t)
+        for card in added:
             if _laid_on_stack(pile, ch, card):  # else uncovered again, not new
                 events.append(self._stolen(player, card, t))
-        return events, []
+        return events, notices
+
+    def _once_each(self, ch: ZoneChange, t: float) -> tuple[list[str], list[Event]]:
+        """A pile's or discard's added cards, each identity once (`twin_s`): a turn lays one
+        card on one stack, so the same card twice in one change is one card read twice."""
+        if self.twin_s is None:
+            return list(ch.added), []
+        once = list(dict.fromkeys(ch.added))
+        extra = Counter(ch.added) - Counter(once)
+        notices = [{"type": "twin_read", "zone": ch.zone, "card": c, "t": t,
+                    "message": f"{c} read twice in {ch.zone}: one card"} for c in sorted(extra.elements())]  # fmt: skip
+        return once, notices
 
     def _stolen(self, player: str, card: str, t: float) -> Event:
         """`card` laid on `player`'s pile: taken from the opponent's row."""
@@ -173,9 +217,9 @@ class KhmerTracker:
 
     def _discard(self, player: str, ch: ZoneChange, t: float) -> tuple[list[Event], list[Event]]:
         events: list[Event] = []
-        notices: list[Event] = []
         pile = self.discards.setdefault(player, [])
-        for card in ch.added:
+        added, notices = self._once_each(ch, t)
+        for card in added:
             if _laid_on_stack(pile, ch, card):
                 ev, no = self._discarded(player, card, t)
                 events.append(ev)

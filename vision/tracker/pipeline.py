@@ -88,6 +88,10 @@ class TrackerConfig:
     # the simulator). None: off (for a table where rows are laid tighter than ~0.35 card
     # widths, so that a play can hide the last card in its own place).
     row_rename_iou: float | None = 0.5
+    # The same card laid in one Khmer row twice within this many seconds is one card read
+    # twice (`KhmerTracker.twin_s`): one turn lays one card. Measured on Khmer recordings of
+    # the val decks (datasets/README.md, "One card read twice in a Khmer row"). None: off.
+    khmer_twin_s: float | None = 1.0
     motion: MotionConfig = field(default_factory=MotionConfig)
     reveal: RevealConfig = field(default_factory=RevealConfig)
     # A reveal area in which nothing has moved for this long is read even while its border
@@ -184,7 +188,7 @@ class TablePipeline:
                     zcfg = replace(cfg.zone_filter, rename_iou=cfg.row_rename_iou) if kind == "row" else cfg.zone_filter
                     self.filters[f"{kind}:{p}"] = ZoneFilter(f"{kind}:{p}", zcfg)
         self.market = MarketTracker(_market_config(header, cfg.stale_after_s, cfg.stale_reset_min_new))
-        self.khmer_table = KhmerTracker(self.players) if self.khmer else None
+        self.khmer_table = KhmerTracker(self.players, twin_s=self.config.khmer_twin_s) if self.khmer else None
         self.reveals = RevealReader(cfg.reveal, khmer=False)
         self._queued: list[Event] = []
         self._queued_notices: list[Event] = []

@@ -32,6 +32,13 @@ class RevealConfig:
     # on one read in eight is still there, and nothing else lies at its place. None: off.
     # Measured (datasets/README.md): 2 by default.
     fill_min_reads: int | None = 2
+    # When the hand's size is known and the vote holds more cards only because some card is
+    # there twice, and dropping every second copy gives exactly that size, take that. Why: in
+    # a two-deck game (Khmer) the reader sometimes reads one laid card's two corners as two
+    # identical cards, and the hand never reached its size (3 of 4 Khmer recordings of val
+    # decks, 2 Dec: no reveal, no close result). A real pair (two 6D of the two decks) is
+    # kept unless the copies are the whole excess. False: off.
+    trim_twins: bool = True
 
 
 @dataclass
@@ -108,6 +115,8 @@ class RevealReader:
         size = self.expected.get(seat)
         if size is not None and 0 < len(voted) < size and cfg.fill_min_reads is not None:
             voted = _filled(voted, st.seen, size, cfg.fill_min_reads)
+        if size is not None and len(voted) > size and cfg.trim_twins:
+            voted = _trimmed(voted, size)
         if not voted or (size is not None and len(voted) != size):
             st.last, st.streak = None, 0
             return []
@@ -191,3 +200,10 @@ def _filled(voted: tuple[str, ...], seen: Counter[str], size: int, min_reads: in
     if len(others) < need or (len(others) > need and others[need - 1][0] == others[need][0]):
         return voted
     return tuple(sorted(voted + tuple(c for _, c in others[:need])))
+
+
+def _trimmed(voted: tuple[str, ...], size: int) -> tuple[str, ...]:
+    """`voted` without its second copies when they are exactly its excess over `size`
+    (see `trim_twins`), else unchanged."""
+    once = tuple(sorted(set(voted)))
+    return once if len(once) == size else voted
