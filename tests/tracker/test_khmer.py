@@ -156,3 +156,27 @@ def test_a_steal_read_twice_on_the_pile_is_one_steal() -> None:
     ev, no = kt.change(change("pile:S", 5.0, [], ["AH", "AH"]), 5.0)
     assert [e["type"] for e in ev] == ["steal"] and [n["type"] for n in no] == ["twin_read"]
     assert kt.piles["S"] == ["AH"]
+
+
+def test_two_names_read_at_one_place_are_one_play_the_surer_one() -> None:
+    # seen on a val deck (tango): a 4H laid in N's row also read AH, 12 px away
+    kt = KhmerTracker(["S", "N"])
+    feed(kt, change("row:N", 11.0, [], ["6D"]))
+    ch = replace(change("row:N", 17.0, ["6D"], ["6D", "AH", "4H"]), added_at=((758.0, 227.0), (757.0, 239.0)),
+                 added_conf=(0.75, 0.99), added_size=(88.0, 84.0))
+    ev, no = kt.change(ch, 17.0)
+    assert [e["card"] for e in ev] == ["4H"] and [n["type"] for n in no] == ["twin_read"]
+    assert feed(kt, change("row:N", 22.0, ["6D", "AH", "4H"], ["6D", "4H"])) == []  # the AH read goes: no move
+    apart = replace(ch, added_at=((700.0, 227.0), (757.0, 239.0)))  # a card apart: both new
+    assert [e["card"] for e in feed(KhmerTracker(["S", "N"]), apart)] == ["AH", "4H"]
+
+
+def test_a_steal_read_again_a_moment_later_on_the_pile_is_one_steal() -> None:
+    kt = KhmerTracker(["S", "N"])
+    feed(kt, change("row:S", 1.0, [], ["3S"]))
+    assert [e["type"] for e in feed(kt, change("pile:N", 36.6, [], ["3S"]))] == ["steal"]
+    assert feed(kt, change("pile:N", 36.9, ["3S"], ["3S", "3S"])) == []  # its twin, 0.3 s later
+    off = KhmerTracker(["S", "N"], twin_s=None)
+    feed(off, change("row:S", 1.0, [], ["3S"]))
+    feed(off, change("pile:N", 36.6, [], ["3S"]))
+    assert [e["type"] for e in feed(off, change("pile:N", 36.9, ["3S"], ["3S", "3S"]))] == ["steal"]

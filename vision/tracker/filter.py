@@ -160,6 +160,9 @@ class ZoneChange:
     # Card centre (x, y) at the last read, for pairing swaps by position.
     removed_at: tuple[tuple[float, float], ...] = ()
     added_at: tuple[tuple[float, float], ...] = ()
+    # Per added card: its last read's confidence, and its box's longer side (px).
+    added_conf: tuple[float, ...] = ()
+    added_size: tuple[float, ...] = ()
     # (was, now) per card whose identity the spot vote changed while no arm reached into the
     # zone since it was committed: the same physical card, misread then; not a move. Set only
     # when the whole change is such corrections.
@@ -678,6 +681,8 @@ class ZoneFilter:
             after=self.cards,
             removed_at=tuple(centre(old[k].box) for k in removed),
             added_at=tuple(centre(new[k].box) for k in added),
+            added_conf=tuple(float(new[k].confidence) for k in added),
+            added_size=tuple(float(max(new[k].box[2] - new[k].box[0], new[k].box[3] - new[k].box[1])) for k in added),
             corrections=corrections,
             renamed=renamed,
         )

@@ -45,7 +45,10 @@ Event = dict[str, Any]
 class KhmerTracker:
     players: list[str]
     pair_s: float = 2.0
-    twin_s: float | None = 1.0  # None: every copy laid is a play
+    twin_s: float | None = 1.0  # None: every copy laid is a play (and no same-place check)
+    # Two new cards of one row change whose centres lie within this share of a card's size
+    # are one card read under two names (a 4H also read AH, 12 px away): the surer is played.
+    same_place: float = 0.25
 
     def __post_init__(self) -> None:
         self.rows: dict[str, list[str]] = {p: [] for p in self.players}  # in play order
@@ -57,6 +60,7 @@ class KhmerTracker:
         self.ghosts: dict[str, Counter[str]] = {p: Counter() for p in self.players}  # second reads of a row card
         self._played_at: dict[tuple[str, str], float] = {}  # (row owner, card) -> when last laid there
         self._twinned: set[tuple[str, str]] = set()  # (row owner, card) read twice there
+        self._stacked_at: dict[tuple[str, str], float] = {}  # (pile or discard zone, card) -> when laid
         self.collecting = False  # after the close: cards leaving the table are the collection
 
     def new_hand(self) -> None:
@@ -156,7 +160,8 @@ class KhmerTracker:
             else:
                 self._orphans.append((ch.t, player, card))
         hidden = self.hidden.setdefault(player, Counter())
-        for card in ch.added:
+        shadows = _same_place(ch, self.same_place) if self.twin_s is not None else set()
+        for i, card in enumerate(ch.added):
             orphan = next((o for o in self._orphans if o[1] == player and o[2] == card), None)
             if orphan is not None:
                 self._orphans.remove(orphan)  # it had only dropped out of the read: back, no move
@@ -172,6 +177,11 @@ class KhmerTracker:
                 ghosts[card] += 1
                 notices.append({"type": "twin_read", "zone": ch.zone, "card": card, "t": t,
                                 "message": f"{card} read twice in {ch.zone}: one card, one play"})  # fmt: skip
+                continue
+            if i in shadows:  # another name read at the place of a surer new card
+                ghosts[card] += 1
+                notices.append({"type": "twin_read", "zone": ch.zone, "card": card, "t": t,
+                                "message": f"{card} read at the place of another new card in {ch.zone}: one card, one play"})  # fmt: skip
                 continue
             self._played_at[(player, card)] = ch.t
             row.append(card)
@@ -189,10 +199,14 @@ class KhmerTracker:
 
     def _once_each(self, ch: ZoneChange, t: float) -> tuple[list[str], list[Event]]:
         """A pile's or discard's added cards, each identity once (`twin_s`): a turn lays one
-        card on one stack, so the same card twice in one change is one card read twice."""
+        card on one stack, so the same card twice in one change, or again within `twin_s`, is
+        one card read twice."""
         if self.twin_s is None:
             return list(ch.added), []
-        once = list(dict.fromkeys(ch.added))
+        once = [c for c in dict.fromkeys(ch.added)
+                if ch.t - self._stacked_at.get((ch.zone, c), -1e9) > self.twin_s]  # read again a moment later
+        for c in once:
+            self._stacked_at[(ch.zone, c)] = ch.t
         extra = Counter(ch.added) - Counter(once)
         notices = [{"type": "twin_read", "zone": ch.zone, "card": c, "t": t,
                     "message": f"{c} read twice in {ch.zone}: one card"} for c in sorted(extra.elements())]  # fmt: skip
@@ -258,6 +272,30 @@ class KhmerTracker:
             tops = [p for p, v in ok.items() if v == best]
             winner = tops[0] if len(tops) == 1 else None
         return {"table": table, "players": per, "winner": winner}
+
+
+def _same_place(ch: ZoneChange, share: float) -> set[int]:
+    """Indices of `ch.added` lying at the place of a surer added card of another name (centres
+    within `share` × the larger box side): one card read two ways. Cards without a box
+    (centre and size 0, kept by the vote) are never judged."""
+    n = len(ch.added)
+    if n < 2 or len(ch.added_at) != n or len(ch.added_conf) != n or len(ch.added_size) != n:
+        return set()
+    order = sorted(range(n), key=lambda i: -ch.added_conf[i])
+    kept: list[int] = []
+    out: set[int] = set()
+    for i in order:
+        (x, y), s = ch.added_at[i], ch.added_size[i]
+        near = s > 0 and any(
+            ch.added[k] != ch.added[i]
+            and ((x - ch.added_at[k][0]) ** 2 + (y - ch.added_at[k][1]) ** 2) ** 0.5 < share * max(s, ch.added_size[k])
+            for k in kept
+        )
+        if near:
+            out.add(i)
+        else:
+            kept.append(i)
+    return out
 
 
 def _laid_on_stack(held: list[str], ch: ZoneChange, card: str) -> bool:
