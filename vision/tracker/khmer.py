@@ -22,7 +22,9 @@ was covered, never that it left; what they hold is followed from the events.
   extra copy is a ghost: when one copy later leaves the read, that is the ghost going, and
   while the card lies in the row, the reader's second copy of it coming back is the ghost
   again (a player laying the second deck's copy of a card already twin-read in their own
-  row is then missed: rarer than the twin coming back);
+  row is then missed: rarer than the twin coming back). Two new cards of one change under
+  different names at one place (`same_place`) are one card too, the surer one played; and a
+  pile or discard takes one card of an identity per change or per `twin_s`;
 - a row card that vanishes with no pile gain within `pair_s` → an anomaly notice, and the
   card is kept in the row as hidden: a card laid over it can hide its index, and when it
   shows again (the card over it stolen) it is the same card, not a new play. A hidden card
@@ -170,23 +172,29 @@ class KhmerTracker:
             if hidden[card] > 0:  # uncovered: in the row all along
                 hidden[card] -= 1
                 continue
-            laid = self._played_at.get((player, card))
-            twin = laid is not None and ch.t - laid <= self.twin_s if self.twin_s is not None else False
-            if twin or (self.twin_s is not None and (player, card) in self._twinned and card in row):
+            if self._is_twin(player, card, ch.t, row):
                 self._twinned.add((player, card))
                 ghosts[card] += 1
-                notices.append({"type": "twin_read", "zone": ch.zone, "card": card, "t": t,
-                                "message": f"{card} read twice in {ch.zone}: one card, one play"})  # fmt: skip
+                notices.append(_twin_notice(ch.zone, card, t, "read twice"))
                 continue
             if i in shadows:  # another name read at the place of a surer new card
                 ghosts[card] += 1
-                notices.append({"type": "twin_read", "zone": ch.zone, "card": card, "t": t,
-                                "message": f"{card} read at the place of another new card in {ch.zone}: one card, one play"})  # fmt: skip
+                notices.append(_twin_notice(ch.zone, card, t, "read at the place of another new card"))
                 continue
             self._played_at[(player, card)] = ch.t
             row.append(card)
             events.append({"type": "play", "player": player, "card": card, "t": t})
         return events, notices
+
+    def _is_twin(self, player: str, card: str, t: float, row: list[str]) -> bool:
+        """Whether `card` newly read in `player`'s row is a second read of a card there
+        (`twin_s`): laid there a moment ago, or read twice before and still lying there."""
+        if self.twin_s is None:
+            return False
+        laid = self._played_at.get((player, card))
+        if laid is not None and t - laid <= self.twin_s:
+            return True
+        return (player, card) in self._twinned and card in row
 
     def _pile(self, player: str, ch: ZoneChange, t: float) -> tuple[list[Event], list[Event]]:
         events: list[Event] = []
@@ -208,9 +216,7 @@ class KhmerTracker:
         for c in once:
             self._stacked_at[(ch.zone, c)] = ch.t
         extra = Counter(ch.added) - Counter(once)
-        notices = [{"type": "twin_read", "zone": ch.zone, "card": c, "t": t,
-                    "message": f"{c} read twice in {ch.zone}: one card"} for c in sorted(extra.elements())]  # fmt: skip
-        return once, notices
+        return once, [_twin_notice(ch.zone, c, t, "read twice") for c in sorted(extra.elements())]
 
     def _stolen(self, player: str, card: str, t: float) -> Event:
         """`card` laid on `player`'s pile: taken from the opponent's row."""
@@ -272,6 +278,11 @@ class KhmerTracker:
             tops = [p for p, v in ok.items() if v == best]
             winner = tops[0] if len(tops) == 1 else None
         return {"table": table, "players": per, "winner": winner}
+
+
+def _twin_notice(zone: str, card: str, t: float, how: str) -> Event:
+    return {"type": "twin_read", "zone": zone, "card": card, "t": t,
+            "message": f"{card} {how} in {zone}: one card, one move"}  # fmt: skip
 
 
 def _same_place(ch: ZoneChange, share: float) -> set[int]:
