@@ -237,6 +237,9 @@ def serve(settings: Any) -> int:
     print(f"Kemps Referee: dashboard at {local}  game log: {settings.db_path}{resumed}", flush=True)
     if settings.source.spec is not None:
         print(f"video: {settings.source.spec}{' (looping demo)' if settings.source.loop else ''}", flush=True)
+    else:  # a valid mode (a table refereed by hand), but one a newcomer may not have meant
+        print("video: none, calls and cards by buttons and phones only "
+              "(watch a table with --camera N or --video PATH; the bundled recording: --demo)", flush=True)
     if settings.source.calls:
         print(f"demo: the {len(settings.source.calls)} call(s) the recorded players made are replayed as "
               "'recording' calls; every card is read by the camera", flush=True)

@@ -65,3 +65,12 @@ def test_a_recordings_meta_fills_the_header():
     header = build_header(args(), meta)
     assert header["game"] == "kems" and header["players"] == ["A", "B", "C", "D"] and header["teams"] == meta["teams"]
     assert build_header(args(players="N,E,S,W"), meta)["teams"] == [["N", "S"], ["E", "W"]]
+
+
+def test_no_video_source_says_how_to_add_one(capsys, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    import uvicorn
+
+    monkeypatch.setattr(uvicorn.Server, "run", lambda self, sockets=None: None)  # start, print, stop
+    assert main(["serve", "--port", "0", "--db", str(tmp_path / "game.sqlite"), "--no-voice"]) == 0
+    out = capsys.readouterr().out
+    assert "video: none" in out and "--camera N" in out and "--demo" in out
