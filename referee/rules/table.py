@@ -244,8 +244,9 @@ class TableGame(Reducer):
             return
         t = step.state.table
         assert t is not None
-        need = self._redraws_due(t, t.players)
-        self._say_waived(step, t, t.players, need)
+        need, waived = self._redraws_due(t, t.players)
+        if waived:
+            step.say("redraw_waived", players=list(waived))
         if need:
             step.set(phase="redraw", redraw_left=need)
             step.say("redraw_request", players=list(need))
@@ -253,30 +254,24 @@ class TableGame(Reducer):
             step.set(phase="play", redraw_left=())
             step.say("hunt_open")
 
-    def _say_waived(self, step: Step, t: mk.Table, players: tuple[str, ...], due: tuple[str, ...]) -> None:
-        """Announce the redraws of ``players`` the stock cannot supply (`_redraws_due`)."""
-        waived = [p for p in players if p not in due and t.hand(p).complete
-                  and mk.kinds(t.hand(p).known, self.rules.redraw_min, True)]
-        if waived:
-            step.say("redraw_waived", players=waived)
-
-    def _redraws_due(self, t: mk.Table, players: tuple[str, ...]) -> tuple[str, ...]:
-        """Of ``players``, those whose known hand holds ``redraw_min`` identical cards and whose
-        redraw the stock can supply. The text ("en piocher respectivement trois ou quatre
-        autres") does not say what happens when the stock has too few unseen cards (12 players
-        with one 52-card deck leave none at all); house rule: that redraw is waived and the
-        player keeps the hand, rather than the game waiting for a redraw nobody can make.
+    def _redraws_due(self, t: mk.Table, players: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """Of ``players`` whose known hand holds ``redraw_min`` identical cards: those whose
+        redraw the stock can supply, and those whose redraw it cannot (waived). The text ("en
+        piocher respectivement trois ou quatre autres") does not say what happens when the
+        stock has too few unseen cards (12 players with one 52-card deck leave none at all);
+        house rule: that redraw is waived and the player keeps the hand, rather than the game
+        waiting for a redraw nobody can make.
         With several redraws due, each one drawn may use up what a later one needed."""
-        due = []
+        due, waived = [], []
         for p in players:
             h = t.hand(p)
             if not h.complete:
                 continue
             counts = [sum(1 for c in h.known if c[:-1] == r)
                       for r in mk.kinds(h.known, self.rules.redraw_min, True)]
-            if counts and min(counts) <= mk.stock_unseen(t):
-                due.append(p)
-        return tuple(due)
+            if counts:
+                (due if min(counts) <= mk.stock_unseen(t) else waived).append(p)
+        return tuple(due), tuple(waived)
 
     def _card_hands(self, hands: dict[str, tuple[Any, ...]], what: str) -> dict[str, tuple[str, ...]]:
         for p, cards in hands.items():
@@ -350,8 +345,9 @@ class TableGame(Reducer):
         step.say("redrawn", player=e.player, cards=list(e.shown))
         # this redraw used up stock: whoever it can no longer serve is waived too
         waiting = tuple(p for p in s.redraw_left if p != e.player) + (e.player,)
-        left = self._redraws_due(table, waiting)
-        self._say_waived(step, table, waiting, left)
+        left, waived = self._redraws_due(table, waiting)
+        if waived:
+            step.say("redraw_waived", players=list(waived))
         if left:
             step.set(phase="redraw", redraw_left=left)
         else:

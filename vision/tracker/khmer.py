@@ -33,6 +33,7 @@ was covered, never that it left; what they hold is followed from the events.
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -60,9 +61,8 @@ class KhmerTracker:
         self._expected_removals: Counter[tuple[str, str]] = Counter()  # (row owner, card)
         self.hidden: dict[str, Counter[str]] = {p: Counter() for p in self.players}  # in the row, unread
         self.ghosts: dict[str, Counter[str]] = {p: Counter() for p in self.players}  # second reads of a row card
-        self._played_at: dict[tuple[str, str], float] = {}  # (row owner, card) -> when last laid there
+        self._laid_at: dict[tuple[str, str], float] = {}  # (zone, card) -> when last laid there (`twin_s`)
         self._twinned: set[tuple[str, str]] = set()  # (row owner, card) read twice there
-        self._stacked_at: dict[tuple[str, str], float] = {}  # (pile or discard zone, card) -> when laid
         self.collecting = False  # after the close: cards leaving the table are the collection
 
     def new_hand(self) -> None:
@@ -172,7 +172,7 @@ class KhmerTracker:
             if hidden[card] > 0:  # uncovered: in the row all along
                 hidden[card] -= 1
                 continue
-            if self._is_twin(player, card, ch.t, row):
+            if self._is_twin(player, ch.zone, card, ch.t, row):
                 self._twinned.add((player, card))
                 ghosts[card] += 1
                 notices.append(_twin_notice(ch.zone, card, t, "read twice"))
@@ -181,18 +181,17 @@ class KhmerTracker:
                 ghosts[card] += 1
                 notices.append(_twin_notice(ch.zone, card, t, "read at the place of another new card"))
                 continue
-            self._played_at[(player, card)] = ch.t
+            self._laid_at[(ch.zone, card)] = ch.t
             row.append(card)
             events.append({"type": "play", "player": player, "card": card, "t": t})
         return events, notices
 
-    def _is_twin(self, player: str, card: str, t: float, row: list[str]) -> bool:
+    def _is_twin(self, player: str, zone: str, card: str, t: float, row: list[str]) -> bool:
         """Whether `card` newly read in `player`'s row is a second read of a card there
         (`twin_s`): laid there a moment ago, or read twice before and still lying there."""
         if self.twin_s is None:
             return False
-        laid = self._played_at.get((player, card))
-        if laid is not None and t - laid <= self.twin_s:
+        if t - self._laid_at.get((zone, card), -math.inf) <= self.twin_s:
             return True
         return (player, card) in self._twinned and card in row
 
@@ -212,9 +211,9 @@ class KhmerTracker:
         if self.twin_s is None:
             return list(ch.added), []
         once = [c for c in dict.fromkeys(ch.added)
-                if ch.t - self._stacked_at.get((ch.zone, c), -1e9) > self.twin_s]  # read again a moment later
+                if ch.t - self._laid_at.get((ch.zone, c), -math.inf) > self.twin_s]  # read again a moment later
         for c in once:
-            self._stacked_at[(ch.zone, c)] = ch.t
+            self._laid_at[(ch.zone, c)] = ch.t
         extra = Counter(ch.added) - Counter(once)
         return once, [_twin_notice(ch.zone, c, t, "read twice") for c in sorted(extra.elements())]
 
