@@ -23,7 +23,7 @@ import numpy as np
 Box = tuple[float, float, float, float]
 NUMBER_RANKS = ("2", "3", "4", "5", "6", "7", "8", "9", "10")
 SUITS = ("C", "D", "H", "S")
-WIN_X, WIN_Y = 0.36, 0.36  # search window, fraction of face width/height
+WIN_X, WIN_Y = 0.36, 0.45  # search window, fraction of face width/height (tall: a big rank's suit ends near 0.4)
 
 
 def _paper_colour(face: np.ndarray) -> np.ndarray:
@@ -62,11 +62,17 @@ def _components(ink: np.ndarray) -> list[tuple[int, int, int, int]]:
     h, w = ink.shape
     wx, wy = int(w * WIN_X), int(h * WIN_Y)
     win = np.ascontiguousarray(ink[:wy, :wx]).astype(np.uint8)
-    # frame lines run past glyphs and would join them: remove long straight runs first
+    # frame lines run past glyphs and would join them: remove long straight runs first,
+    # but only runs that leave the window (a frame continues inwards); a big rank's own
+    # strokes (the "1" of a 10, the stem of a 7: longer than 0.12 of the card height on
+    # large-index decks) end inside it and are glyph, not frame
     lx, ly = max(8, int(w * 0.15)), max(8, int(h * 0.12))
     lines = cv2.morphologyEx(win, cv2.MORPH_OPEN, np.ones((1, lx), np.uint8)) | cv2.morphologyEx(
         win, cv2.MORPH_OPEN, np.ones((ly, 1), np.uint8)
     )
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(lines, connectivity=8)
+    leaving = [i for i in range(1, n) if stats[i, 0] + stats[i, 2] >= wx - 1 or stats[i, 1] + stats[i, 3] >= wy - 1]
+    lines = np.isin(labels, leaving).astype(np.uint8)
     win = win & ~cv2.dilate(lines, np.ones((3, 3), np.uint8))
     # thin serif strokes break into pieces at this size: bridge 1-px gaps
     win = cv2.morphologyEx(win, cv2.MORPH_CLOSE, np.ones((2, 2), np.uint8))
@@ -103,7 +109,7 @@ def _grow(seed: tuple[int, int, int, int], comps: list[tuple[int, int, int, int]
             if not (stacked or beside):
                 continue
             nx0, ny0, nx1, ny1 = min(x0, b[0]), min(y0, b[1]), max(x1, b[2]), max(y1, b[3])
-            if nx1 - nx0 > w * 0.3 or ny1 - ny0 > h * 0.34:
+            if nx1 - nx0 > w * 0.3 or ny1 - ny0 > h * 0.42:
                 continue
             x0, y0, x1, y1 = nx0, ny0, nx1, ny1
             used.add(b)
@@ -127,9 +133,12 @@ def _corner_cluster(comps: list[tuple[int, int, int, int]], w: int, h: int) -> B
     return _grow(seed, small, w, h)
 
 
-def _in_zone(comps: list[tuple[int, int, int, int]], zone: Box, w: int, h: int) -> Box | None:
+def _in_zone(comps: list[tuple[int, int, int, int]], zone: Box, w: int, h: int, clip: Box | None = None) -> Box | None:
     """Box of the ink in `zone`: components at least a quarter inside it (a corner pip or a
-    court picture that crosses in from outside is dropped), clipped to the zone."""
+    court picture that crosses in from outside is dropped), clipped to `clip` (default the
+    zone; a "10" is wider than the aces the zone was learnt from, so its glyphs are chosen
+    in the zone but kept whole up to a wider clip: a pip beside the index stays out)."""
+    clip = zone if clip is None else clip
     keep = []
     for b in comps:
         ix = max(0.0, min(b[2], zone[2]) - max(b[0], zone[0]))
@@ -141,10 +150,10 @@ def _in_zone(comps: list[tuple[int, int, int, int]], zone: Box, w: int, h: int) 
         return None
     a = np.array(keep, float)
     return (
-        max(a[:, 0].min(), zone[0]),
-        max(a[:, 1].min(), zone[1]),
-        min(a[:, 2].max(), zone[2]),
-        min(a[:, 3].max(), zone[3]),
+        max(a[:, 0].min(), clip[0]),
+        max(a[:, 1].min(), clip[1]),
+        min(a[:, 2].max(), clip[2]),
+        min(a[:, 3].max(), clip[3]),
     )
 
 
@@ -250,9 +259,9 @@ def find_index_boxes(faces: Mapping[str, np.ndarray]) -> tuple[dict[str, list[Bo
         zw, zh = z[2] - z[0], z[3] - z[1]
         per: dict[str, Box | None] = {}
         for c in faces:
-            right = 0.75 if c[:-1] == "10" else 0.2
-            zone = (z[0] - 0.2 * zw, z[1] - 0.12 * zh, z[2] + right * zw, z[3] + 0.15 * zh)
-            b = _in_zone(comps[c], zone, w, h)
+            zone = (z[0] - 0.2 * zw, z[1] - 0.12 * zh, z[2] + 0.2 * zw, z[3] + 0.15 * zh)
+            clip = (zone[0], zone[1], z[2] + 0.75 * zw, zone[3]) if c[:-1] == "10" else zone
+            b = _in_zone(comps[c], zone, w, h, clip)
             ok = b is not None and 0.55 * zh <= b[3] - b[1] <= 1.6 * zh and b[2] - b[0] >= 0.2 * zw
             per[c] = _unflip(b, corner, w, h) if ok else None  # type: ignore[arg-type]
         # does the zone's content change with the rank (index) or not (suit-only corner)?

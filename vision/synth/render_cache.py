@@ -28,7 +28,7 @@ import numpy as np
 from vision.synth.decks import CARDS, RANKS, DeckArt, default_cache_dir
 from vision.synth.geometry import find_index_boxes, usable
 
-CACHE_VERSION = 3
+CACHE_VERSION = 4
 CARD_HEIGHT = 300
 RAW_HEIGHT = 600
 SYSTEM_PYTHON = "/usr/bin/python3"
