@@ -20,13 +20,16 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from vision.train.config import TrainConfig  # noqa: E402
+
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("run_dir", type=Path, help="training run folder holding index_detector.pt")
     ap.add_argument("model_dir", type=Path, help="reader model folder to copy (e.g. models)")
     ap.add_argument("out_dir", type=Path, help="where the candidate reader is written (must not be MODEL_DIR)")
-    ap.add_argument("--int8-scenes", type=int, default=96, help="calibration tables for INT8 (default 96, as the export stage)")
+    default_scenes = TrainConfig.__dataclass_fields__["int8_scenes"].default
+    ap.add_argument("--int8-scenes", type=int, default=default_scenes, help=f"calibration tables for INT8 (default {default_scenes}, as the export stage)")
     args = ap.parse_args(argv)
     weights = args.run_dir / "index_detector.pt"
     meta_path = args.model_dir / "reader.json"
