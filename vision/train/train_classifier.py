@@ -30,7 +30,7 @@ class ClassifierConfig:
     width: int = 16
     threads: int = 2
     seed: int = 0
-    init: str | None = None  # continue from a checkpoint (classifier_last.pt) instead of scratch
+    init: str | None = None  # continue from a checkpoint (classifier_last.pt) or an exported .onnx instead of scratch
     extra_train: tuple[str, ...] = ()  # more cls/train.npz files (earlier data rounds) to train on
 
 
@@ -139,13 +139,26 @@ def load_matching(model: IndexNet, path: Path) -> list[str]:
     return fresh
 
 
+def _from_onnx(path: Path, train: CropSet, cfg: ClassifierConfig, rng: np.random.Generator) -> IndexNet:
+    """A shipped (exported) classifier continued: its BatchNorms calibrated on training crops
+    seen as at run time (vision/train/from_onnx.py)."""
+    from vision.train.from_onnx import index_net_from_onnx
+
+    idx = np.sort(rng.choice(len(train), size=min(2048, len(train)), replace=False))
+    x, _, _, up = _batch_tensors(train, idx)
+    calib, _ = sample_view(x, up, cfg.size, cfg.runtime_pad / train.stored_pad, train=False)
+    return index_net_from_onnx(path, cfg.width, cfg.size, calib)
+
+
 def train_classifier(train: CropSet, val: CropSet | None, cfg: ClassifierConfig, out_dir: Path) -> tuple[IndexNet, dict]:
     torch.manual_seed(cfg.seed)
     torch.set_num_threads(cfg.threads)
     gen = torch.Generator().manual_seed(cfg.seed)
     rng = np.random.default_rng(cfg.seed)
     model = IndexNet(len(RANKS), len(SUITS), cfg.width, cfg.size)
-    if cfg.init:
+    if cfg.init and cfg.init.endswith(".onnx"):
+        model = _from_onnx(Path(cfg.init), train, cfg, rng)
+    elif cfg.init:
         load_matching(model, Path(cfg.init))
     opt = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
     steps = cfg.epochs * math.ceil(len(train) / cfg.batch)

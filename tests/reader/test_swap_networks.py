@@ -1,0 +1,50 @@
+"""scripts/swap_networks.py: a candidate reader folder with one network swapped in."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+from vision.reader.reader import DEFAULT_MODEL_DIR, CardReader
+
+SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "swap_networks.py"
+pytestmark = pytest.mark.skipif(not (DEFAULT_MODEL_DIR / "reader.json").is_file(), reason="no shipped model")
+
+
+def _main():  # noqa: ANN202
+    spec = importlib.util.spec_from_file_location("swap_networks", SCRIPT)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod.main
+
+
+def test_classifier_swap_gives_a_loadable_reader(tmp_path: Path) -> None:
+    out = tmp_path / "candidate"
+    assert _main()([str(DEFAULT_MODEL_DIR), str(out), "--classifier", str(DEFAULT_MODEL_DIR / "index_classifier.onnx"), "--int8-scenes", "2"]) == 0
+    meta = json.loads((out / "reader.json").read_text())
+    assert meta == json.loads((DEFAULT_MODEL_DIR / "reader.json").read_text())  # names unchanged: a drop-in folder
+    assert (out / meta["classifier_file"]).is_file() and (out / meta["detector_file"]).is_file()
+    assert (out / meta["classifier_file"]).read_bytes() != b""
+    CardReader.load(out)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ([], "nothing to swap"),
+        (["--classifier", "missing.onnx"], "not found"),
+    ],
+)
+def test_bad_arguments_are_one_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str], message: str) -> None:
+    with pytest.raises(SystemExit):
+        _main()([str(DEFAULT_MODEL_DIR), str(tmp_path / "out"), *args])
+    assert message in capsys.readouterr().err
+
+
+def test_out_dir_must_differ_from_model_dir(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        _main()([str(DEFAULT_MODEL_DIR), str(DEFAULT_MODEL_DIR), "--classifier", str(DEFAULT_MODEL_DIR / "index_classifier.onnx")])
+    assert "must differ" in capsys.readouterr().err
