@@ -53,9 +53,13 @@ def main(argv: list[str] | None = None) -> int:
 
     meta = json.loads((args.model_dir / "reader.json").read_text())
     args.out_dir.mkdir(parents=True, exist_ok=True)
-    replaced = ("index_detector",) * (args.detector is not None) + ("index_classifier.", "index_classifier_") * (args.classifier is not None)
+    replaced: list[str] = []  # file-name prefixes of the networks written below, not copied
+    if args.detector is not None:
+        replaced.append("index_detector")
+    if args.classifier is not None:
+        replaced += ["index_classifier.", "index_classifier_"]  # not index_classifier2*: the second view stays
     for f in args.model_dir.iterdir():
-        if f.is_file() and not f.name.startswith(replaced):
+        if f.is_file() and not f.name.startswith(tuple(replaced)):
             shutil.copyfile(f, args.out_dir / f.name)
     scenes = calibration_scenes(args.int8_scenes)
     done = {"out": str(args.out_dir)}

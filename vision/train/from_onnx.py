@@ -39,8 +39,7 @@ def _onnx_weights(path: Path) -> tuple[list[tuple[np.ndarray, np.ndarray]], dict
 
 def _pairs(model: IndexNet) -> list[tuple[nn.Conv2d, nn.BatchNorm2d]]:
     mods = list(model.trunk.modules())
-    pairs = [(c, b) for c, b in zip(mods, mods[1:], strict=False) if isinstance(c, nn.Conv2d) and isinstance(b, nn.BatchNorm2d)]
-    return pairs
+    return [(c, b) for c, b in zip(mods, mods[1:], strict=False) if isinstance(c, nn.Conv2d) and isinstance(b, nn.BatchNorm2d)]
 
 
 def index_net_from_onnx(path: Path, width: int, size: int, calib: torch.Tensor) -> IndexNet:

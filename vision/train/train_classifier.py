@@ -83,16 +83,16 @@ def losses(out: torch.Tensor, rank: torch.Tensor, suit: torch.Tensor, up: torch.
     return l_rank + l_suit + l_idx + 0.5 * l_up
 
 
+def _eval_views(cs: CropSet, idx: np.ndarray, cfg: ClassifierConfig) -> torch.Tensor:
+    """The network inputs of crops `idx` as the runtime sees them (no augmentation)."""
+    x, _, _, up = _batch_tensors(cs, idx)
+    return sample_view(x, up, cfg.size, cfg.runtime_pad / cs.stored_pad, train=False)[0]
+
+
 @torch.no_grad()
 def predict(model: IndexNet, cs: CropSet, cfg: ClassifierConfig) -> np.ndarray:
     model.eval()
-    zoom = cfg.runtime_pad / cs.stored_pad
-    outs = []
-    for i in range(0, len(cs), 512):
-        idx = np.arange(i, min(i + 512, len(cs)))
-        x, _, _, up = _batch_tensors(cs, idx)
-        v, _ = sample_view(x, up, cfg.size, zoom, train=False)
-        outs.append(model(v).numpy())
+    outs = [model(_eval_views(cs, np.arange(i, min(i + 512, len(cs))), cfg)).numpy() for i in range(0, len(cs), 512)]
     return np.concatenate(outs) if outs else np.zeros((0, len(RANKS) + len(SUITS) + 3), np.float32)
 
 
@@ -145,9 +145,7 @@ def _from_onnx(path: Path, train: CropSet, cfg: ClassifierConfig, rng: np.random
     from vision.train.from_onnx import index_net_from_onnx
 
     idx = np.sort(rng.choice(len(train), size=min(2048, len(train)), replace=False))
-    x, _, _, up = _batch_tensors(train, idx)
-    calib, _ = sample_view(x, up, cfg.size, cfg.runtime_pad / train.stored_pad, train=False)
-    return index_net_from_onnx(path, cfg.width, cfg.size, calib)
+    return index_net_from_onnx(path, cfg.width, cfg.size, _eval_views(train, idx, cfg))
 
 
 def train_classifier(train: CropSet, val: CropSet | None, cfg: ClassifierConfig, out_dir: Path) -> tuple[IndexNet, dict]:
@@ -155,11 +153,12 @@ def train_classifier(train: CropSet, val: CropSet | None, cfg: ClassifierConfig,
     torch.set_num_threads(cfg.threads)
     gen = torch.Generator().manual_seed(cfg.seed)
     rng = np.random.default_rng(cfg.seed)
-    model = IndexNet(len(RANKS), len(SUITS), cfg.width, cfg.size)
     if cfg.init and cfg.init.endswith(".onnx"):
         model = _from_onnx(Path(cfg.init), train, cfg, rng)
-    elif cfg.init:
-        load_matching(model, Path(cfg.init))
+    else:
+        model = IndexNet(len(RANKS), len(SUITS), cfg.width, cfg.size)
+        if cfg.init:
+            load_matching(model, Path(cfg.init))
     opt = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
     steps = cfg.epochs * math.ceil(len(train) / cfg.batch)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=cfg.lr, total_steps=max(steps, 1), pct_start=0.15)
