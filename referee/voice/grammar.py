@@ -20,6 +20,7 @@ from typing import Any
 import yaml
 
 from referee.voice.denoise import DenoiseConfig
+from referee.voice.embed_spot import EmbedSpotConfig
 from referee.voice.phrase_refs import EmbedVerifyConfig
 from referee.voice.verify import VERIFY_DECODER_KEYS, VerifyConfig
 
@@ -145,12 +146,15 @@ class VoiceConfig:
     lm_verify: VerifyConfig = field(default_factory=VerifyConfig)
     # optional word-embedding check of two-word candidates (referee/voice/phrase_refs.py)
     embed_verify: EmbedVerifyConfig = field(default_factory=EmbedVerifyConfig)
+    # optional word-embedding spotting where speech ends in a pause (referee/voice/embed_spot.py)
+    embed_spot: EmbedSpotConfig = field(default_factory=EmbedSpotConfig)
 
 
 _PAUSE_FLOOR_KEYS = {"fraction": "pause_fraction", "min_db": "pause_min_db", "window_s": "floor_window_s",
                      "percentile": "floor_percentile", "direct": "pause_floor_direct"}
 
 _TOP_KEYS = {
+    "embed_spot",
     "embed_verify",
     "lm_verify",
     "denoise",
@@ -236,6 +240,7 @@ def load_config(path: Path | str | None = None, overrides: dict[str, Any] | None
     denoise = _denoise_config(p, raw.get("denoise"))
     lm_verify = _verify_config(p, raw.get("lm_verify"), known_t)
     embed_verify = _embed_config(p, raw.get("embed_verify"))
+    embed_spot = _embed_spot_config(p, raw.get("embed_spot"))
     if embed_verify.enabled and lm_verify.enabled:
         raise VoiceConfigError(f"{p}: embed_verify and lm_verify cannot both be enabled (each sets its own spotting thresholds)")
     decoy_thr = float(raw.get("decoy_threshold", 1e-30))
@@ -266,6 +271,7 @@ def load_config(path: Path | str | None = None, overrides: dict[str, Any] | None
         denoise=denoise,
         lm_verify=lm_verify,
         embed_verify=embed_verify,
+        embed_spot=embed_spot,
         **floor,
     )
 
@@ -368,6 +374,17 @@ def _embed_config(p: Path, raw: Any) -> EmbedVerifyConfig:
         if vals["top_k"] < 1:
             raise VoiceConfigError(f"{p}: embed_verify.top_k is at least 1")
     return EmbedVerifyConfig(**vals)
+
+
+_SPOT_RANGES = {"similarity": (-1.0, 1.0), "margin": (0.0, 2.0), "after_s": (0.0, 0.5), "pause_s": (0.05, 1.0),
+                "drop_db": (0.0, 40.0), "min_db": (0.0, 40.0), "fraction": (0.0, 1.0), "max_speech_s": (0.2, 10.0)}
+
+
+def _embed_spot_config(p: Path, raw: Any) -> EmbedSpotConfig:
+    """`embed_spot:` block: enabled and the numbers of EmbedSpotConfig, in range."""
+    if raw is None:
+        return EmbedSpotConfig()
+    return EmbedSpotConfig(**_switch_block(p, raw, "embed_spot", set(), _SPOT_RANGES, "enabled, similarity, margin, ..."))
 
 
 def resolve_game(rules: str, overrides: Mapping[str, Any] | None = None) -> tuple[str, bool]:

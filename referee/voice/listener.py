@@ -25,6 +25,9 @@ Optionally (`embed_verify: enabled`) a two-word candidate's score is moved up or
 how much its audio sounds like flite renderings of the phrase to a pretrained word
 embedding (referee/voice/phrase_refs.py): spotted `spot_below` nats under its threshold,
 it is reported only if the moved score clears the usual threshold.
+Optionally (`embed_spot: enabled`) the same embedding is also asked where speech ends in a
+pause and the spotter reported nothing (referee/voice/embed_spot.py): the two-word call it
+finds there, clearly, is reported as a one-tap prompt, never straight to the referee.
 """
 
 from __future__ import annotations
@@ -42,15 +45,18 @@ from typing import Any
 import numpy as np
 
 from referee.voice.denoise import Denoiser
+from referee.voice.embed_spot import spot
 from referee.voice.embedding import WINDOW, EmbeddingUnavailable, shared_embedder
 from referee.voice.grammar import Grammar, Phrase, VoiceConfig, build_grammar, load_config
 from referee.voice.phrase_refs import PhraseReferences
+from referee.voice.segment_ends import SegmentEnds
 from referee.voice.verify import LmVerifier, base_word, heard
 
 RATE = 16000
 FRAME_S = 0.01  # pocketsphinx frames are 10 ms
 _SILENCE_FOR_RESTART_S = 0.3
 CONF_HALF = 4.0  # nats per phone above the threshold that give confidence 0.5
+SPOT_CONF_HALF = 0.1  # embed_spot: similarity above its threshold that gives confidence 0.5
 _LN_BASE = math.log(1.0001)  # pocketsphinx's logmath base
 _SENSCR_SHIFT = 10  # pocketsphinx scores are logmath values >> 10
 _KWS_MAX = 1500  # kws_search.c subtracts this from a detection's score before reporting
@@ -58,6 +64,12 @@ PAUSE_WINDOW = (5, 20)  # frames after a phrase's end whose level is compared wi
 _LEVEL_KEEP = 1000  # frames of level history kept (10 s)
 _FLOOR_MIN_FRAMES = 50  # background level needs at least 0.5 s before the phrase
 _AUDIO_KEEP_S = 6.0  # audio kept for the LM verification (lm_verify) and the embedding check, seconds
+# embed_spot: a speech end is not asked about when a reading the spotter reported (or is
+# still holding) overlaps these frames around it: that call was heard (or is being decided).
+# The span reaches past the end because a "speech end" can fall inside a call (a long stop
+# between "cut" and "south" in noise) whose reading the spotter reports only later.
+SPOT_SPAN = (-50, 40)
+SPOT_WAIT = 100  # frames a speech end waits for the spotter's pending readings near it, at most
 
 
 def kws_score(seg_prob: float) -> float:
@@ -122,15 +134,24 @@ class CallListener:
         self.grammar: Grammar = build_grammar(rules_game, list(names), spot, rules)
         self._warnings = list(self.grammar.warnings)
         self._refs: PhraseReferences | None = None
-        if ecfg.enabled:
-            two_word = [_spoken(p) for p in self.grammar.phrases if not p.is_decoy and p.n_words >= 2]
+        two_word = [_spoken(p) for p in self.grammar.phrases if not p.is_decoy and p.n_words >= 2]
+        refs = None
+        if ecfg.enabled or self.config.embed_spot.enabled:
             try:
-                self._refs = PhraseReferences(two_word, ecfg, shared_embedder())
+                refs = PhraseReferences(two_word, ecfg, shared_embedder())
             except EmbeddingUnavailable as exc:  # the spotter alone still hears every call it did before
                 self._warnings.append(f"embedding check off: {exc}")
-            else:  # with the check on, two-word phrases are spotted `spot_below` nats under their threshold
-                low = {k: v * math.exp(-ecfg.spot_below) if len(k.split()) > 1 else v for k, v in self.config.thresholds.items()}
-                self.grammar = build_grammar(rules_game, list(names), replace(self.config, thresholds=low), rules)
+        if ecfg.enabled and refs is not None:  # with the check on, two-word phrases are spotted `spot_below` nats under their threshold
+            self._refs = refs
+            low = {k: v * math.exp(-ecfg.spot_below) if len(k.split()) > 1 else v for k, v in self.config.thresholds.items()}
+            self.grammar = build_grammar(rules_game, list(names), replace(self.config, thresholds=low), rules)
+        # embed_spot: the two-word calls the embedding is asked about where speech ends
+        self._spot_refs = refs if self.config.embed_spot.enabled else None
+        # spoken form -> its first phrase (reversed: an earlier variant overwrites a later one)
+        self._spot_phrases = {_spoken(p): p for p in reversed(self.grammar.phrases) if not p.is_decoy and p.n_words >= 2}
+        self._ends = SegmentEnds(self.config.embed_spot.ends) if self._spot_refs is not None else None
+        self._end_queue: deque[int] = deque()
+        self._kws_delay = int(self.config.decoder.get("kws_delay", 10))  # frames the decoder reports a reading after its end
         self._usual_lt = {k: math.log(v) for k, v in self.config.thresholds.items()}  # ln, per template
         self._by_text = self.grammar.by_text()
         self._decoder = _make_decoder(self.grammar, self.config.decoder)
@@ -209,6 +230,8 @@ class CallListener:
             self._collect()
             self._in_utt = False
         out.extend(self._decide(final=True))
+        if self._spot_refs is not None:
+            out.extend(self._spot_ends(final=True))
         self._utt_start = self._processed
         self._seen.clear()
         return out
@@ -222,7 +245,7 @@ class CallListener:
             self._utt_start = self._processed
             self._seen.clear()
         self._decoder.process_raw(chunk, False, False)
-        if self._verifier is not None or self._refs is not None:
+        if self._verifier is not None or self._refs is not None or self._spot_refs is not None:
             self._audio.extend(chunk)
             keep = int(_AUDIO_KEEP_S * RATE) * 2
             if len(self._audio) > 2 * keep:
@@ -236,6 +259,8 @@ class CallListener:
             # hold runs: the piece that ends the hold then returns the call without the ~20 ms
             self._embed_check(list(self._pending), self._processed // 160, final=False)
         out = self._decide(final=False)
+        if self._spot_refs is not None:
+            out.extend(self._spot_ends(final=False))
         self._maybe_restart()
         return out
 
@@ -329,6 +354,43 @@ class CallListener:
                 dropped = True
         return dropped
 
+    def _spot_ends(self, final: bool) -> list[VoiceCall]:
+        """embed_spot: ask the embedding about each speech end whose window is in hand and
+        that no reading of the spotter is near; report what it hears there as a prompt."""
+        scfg, refs = self.config.embed_spot, self._spot_refs
+        assert refs is not None  # only called with embed_spot on
+        now = self._processed // 160
+        after = round(scfg.after_s * RATE)
+        out: list[VoiceCall] = []
+        while self._end_queue:
+            f = self._end_queue[0]
+            end = (f + 1) * 160 + after
+            lo_f, hi_f = f + SPOT_SPAN[0], f + SPOT_SPAN[1]
+            near_pending = any(c.start <= hi_f and lo_f <= c.end for c in self._pending)
+            reported = now >= hi_f + self._kws_delay  # the spotter has reported every reading ending in the span
+            if not final and (end > self._processed or not reported or (near_pending and now < f + SPOT_WAIT)):
+                break  # its audio, or the spotter's verdict on the readings near it, is still to come
+            self._end_queue.popleft()
+            if near_pending or any(e.start <= hi_f and lo_f <= e.end for e in self._emitted):
+                continue  # the spotter heard something there
+            t = time.process_time()
+            lo = max(self._audio_base, end - WINDOW)
+            hi = min(end, self._audio_base + len(self._audio) // 2)
+            pcm = np.frombuffer(bytes(self._audio[2 * (lo - self._audio_base) : 2 * max(0, hi - self._audio_base)]), dtype="<i2")
+            calls = {k: (p.call, p.target) for k, p in self._spot_phrases.items()}
+            got = spot(refs, list(self._spot_phrases), calls, pcm, end - lo, scfg)
+            self.embed_checks += 1
+            self.embed_log.append((f, f, got.similarity if got else float("nan"), time.process_time() - t))
+            if got is None:
+                continue
+            p = self._spot_phrases[got.phrase]
+            # a stand-in reading, so a late reading of the same audio by the spotter is the same call
+            self._emitted.append(_Candidate(p, f + SPOT_SPAN[0], f, math.log(p.threshold), now))
+            lead = got.similarity - scfg.similarity
+            out.append(VoiceCall(t=self._t_base + (f + 1) * FRAME_S, call=p.call, target=p.target,
+                                 confidence=lead / (lead + SPOT_CONF_HALF), provisional=True, phrase=got.phrase))
+        return out
+
     def _lm_choice(self, ok: list[_Candidate]) -> tuple[_Candidate | None, bool]:
         """The reading to report among `ok` (best first) with the LM check: the first
         two-word reading whose words the LM hears, else a rejected one scoring at or above
@@ -401,8 +463,12 @@ class CallListener:
             frame = bytes(self._vad_buf[:n])
             del self._vad_buf[:n]
             self._silent_s = 0.0 if self._vad.is_speech(frame) else self._silent_s + FRAME_S
-            x = memoryview(frame).cast("h")
-            self._level.append(10.0 * math.log10(sum(v * v for v in x) / len(x) + 1.0))
+            x = np.frombuffer(frame, dtype="<i2").astype(np.float64)  # exact: 160 squares stay far under 2**53
+            self._level.append(10.0 * math.log10(float(x @ x) / len(x) + 1.0))
+            if self._ends is not None:
+                end = self._ends.push(self._level[-1])
+                if end is not None:
+                    self._end_queue.append(end)
         if len(self._level) > 2 * _LEVEL_KEEP:
             self._level_base += len(self._level) - _LEVEL_KEEP
             del self._level[:-_LEVEL_KEEP]

@@ -63,9 +63,13 @@ class PhraseReferences:
     def similarity(self, phrase: str, pcm: np.ndarray, end: int) -> float:
         """Mean of the `top_k` best cosine similarities between the window of int16 `pcm`
         ending at sample `end` and the renderings of `phrase`."""
+        return self.similarities([phrase], pcm, end)[phrase]
+
+    def similarities(self, phrases: list[str], pcm: np.ndarray, end: int) -> dict[str, float]:
+        """`similarity` of one window to each of `phrases` (one embedding for all of them)."""
         v = self._embedder.embed(window_before(pcm, end))
-        sims = np.sort(self._refs[phrase] @ v)[::-1]
-        return float(sims[: self.config.top_k].mean())
+        k = self.config.top_k
+        return {p: float(np.sort(self._refs[p] @ v)[::-1][:k].mean()) for p in phrases}
 
     def _render(self, phrase: str) -> np.ndarray:
         from referee.voice import testaudio as ta

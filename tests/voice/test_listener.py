@@ -134,7 +134,9 @@ def test_pause_requirement_makes_two_word_calls_prompts_or_drops_them() -> None:
 
     def run(**over: dict) -> list[VoiceCall]:
         # fixed dB (no background-relative pause): this test is about the requirement itself
-        lis = CallListener("kemps", NAMES, load_config(overrides={"pause_floor": {"fraction": None}, **over}))
+        # embed_spot off: it is a second ear that would hear the dropped calls as prompts
+        lis = CallListener("kemps", NAMES, load_config(overrides={"pause_floor": {"fraction": None},
+                                                                  "embed_spot": {"enabled": False}, **over}))
         return lis.feed(pcm) + lis.flush()
 
     base = [c for c in run() if len(c.phrase.split()) == 2]

@@ -48,7 +48,8 @@ def _listener(rules: str, pcm: bytes, **verify: object):
     from referee.voice.listener import CallListener
 
     lis = CallListener(rules, NAMES, load_config(overrides={"lm_verify": {"enabled": True, **verify},
-                                                            "embed_verify": {"enabled": False}}))
+                                                            "embed_verify": {"enabled": False},
+                                                            "embed_spot": {"enabled": False}}))
     calls = []
     for i in range(0, len(pcm), 640):
         calls += lis.feed(pcm[i : i + 640])

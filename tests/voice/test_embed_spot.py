@@ -1,0 +1,154 @@
+"""Word-embedding spotting where speech ends in a pause (referee/voice/segment_ends.py,
+embed_spot.py, `embed_spot:`)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from referee.voice.embed_spot import EmbedSpotConfig, best_phrase, spot
+from referee.voice.grammar import VoiceConfigError, load_config
+from referee.voice.segment_ends import SegmentEndConfig, SegmentEnds
+
+FIX = Path(__file__).resolve().parents[1] / "fixtures" / "voice"
+NAMES = ["north", "east", "south", "west"]
+
+
+def _ends(levels: list[float], config: SegmentEndConfig | None = None) -> list[tuple[int, int]]:
+    """(end frame, frame at which it was reported) for a level track."""
+    se = SegmentEnds(config)
+    out = []
+    for k, v in enumerate(levels):
+        e = se.push(v)
+        if e is not None:
+            out.append((e, k))
+    return out
+
+
+def _track(*parts: tuple[float, float]) -> list[float]:
+    """Levels from (seconds, dB) pieces, with a little deterministic wobble."""
+    rng = np.random.default_rng(0)
+    out: list[float] = []
+    for sec, db in parts:
+        out += list(db + rng.uniform(-1.0, 1.0, round(sec / 0.01)))
+    return out
+
+
+def test_a_shout_then_silence_is_one_end_reported_once_its_pause_is_known() -> None:
+    lv = _track((2.0, 30), (0.6, 60), (1.0, 30))
+    ends = _ends(lv, SegmentEndConfig(pause_s=0.3))
+    assert len(ends) == 1
+    end, at = ends[0]
+    assert 255 <= end <= 259  # the shout's last frames (200..259)
+    assert end + 20 <= at <= end + 5 + 30  # once most of the 50 ms + 300 ms pause asked is known
+
+
+def test_short_dips_inside_speech_are_no_end() -> None:
+    lv = _track((2.0, 30), *[(0.4, 60), (0.1, 40)] * 6, (0.4, 60), (1.0, 30))
+    ends = [e for e, _ in _ends(lv, SegmentEndConfig(pause_s=0.3))]
+    assert len(ends) == 1 and ends[0] >= 530  # only after the last word (frames 500..539)
+
+
+def test_long_speech_is_skipped_with_max_speech() -> None:
+    lv = _track((2.0, 30), (3.0, 60), (1.0, 30))
+    assert len(_ends(lv, SegmentEndConfig(pause_s=0.3))) == 1
+    assert _ends(lv, SegmentEndConfig(pause_s=0.3, max_speech_s=1.5)) == []
+    short = _track((2.0, 30), (1.0, 60), (1.0, 30))
+    assert len(_ends(short, SegmentEndConfig(pause_s=0.3, max_speech_s=1.5))) == 1
+
+
+def test_in_noise_the_pause_asked_is_relative_to_the_background() -> None:
+    lv = _track((3.0, 52), (0.6, 60), (1.0, 52))  # a call 8 dB over the room: no 12 dB drop possible
+    assert len(_ends(lv, SegmentEndConfig(pause_s=0.3))) == 1
+    assert _ends(lv, SegmentEndConfig(pause_s=0.3, fraction=1.0, min_db=12.0)) == []
+
+
+def test_best_phrase_lets_variants_of_one_call_not_compete() -> None:
+    calls = {"stop kemps": ("cut", None), "stop kemps_b": ("cut", None), "cut east": ("cut", "east")}
+    got = best_phrase({"stop kemps": 0.5, "stop kemps_b": 0.49, "cut east": 0.3}, calls)
+    assert got is not None and got.phrase == "stop kemps" and got.margin == pytest.approx(0.2)
+    assert best_phrase({}, calls) is None
+
+
+class _FakeRefs:
+    def __init__(self, sims: dict[str, float]) -> None:
+        self.sims = sims
+
+    def similarities(self, phrases: list[str], pcm: np.ndarray, end: int) -> dict[str, float]:
+        return {p: self.sims[p] for p in phrases}
+
+
+def test_spot_needs_both_the_similarity_and_the_lead() -> None:
+    calls = {"cut east": ("cut", "east"), "cut west": ("cut", "west")}
+    cfg = EmbedSpotConfig(enabled=True, similarity=0.35, margin=0.1)
+    pcm = np.zeros(100, dtype=np.int16)
+    got = spot(_FakeRefs({"cut east": 0.45, "cut west": 0.30}), list(calls), calls, pcm, 100, cfg)  # type: ignore[arg-type]
+    assert got is not None and got.phrase == "cut east"
+    assert spot(_FakeRefs({"cut east": 0.34, "cut west": 0.1}), list(calls), calls, pcm, 100, cfg) is None  # type: ignore[arg-type]
+    assert spot(_FakeRefs({"cut east": 0.45, "cut west": 0.40}), list(calls), calls, pcm, 100, cfg) is None  # type: ignore[arg-type]
+
+
+def test_embed_spot_block_is_validated() -> None:
+    cfg = load_config(overrides={"embed_spot": {"enabled": True, "similarity": 0.4, "pause_s": 0.2}})
+    assert cfg.embed_spot.enabled and cfg.embed_spot.similarity == 0.4 and cfg.embed_spot.ends.pause_s == 0.2
+    with pytest.raises(VoiceConfigError, match="unknown embed_spot key"):
+        load_config(overrides={"embed_spot": {"enabled": True, "treshold": 0.4}})
+    with pytest.raises(VoiceConfigError, match="embed_spot.pause_s"):
+        load_config(overrides={"embed_spot": {"pause_s": 5}})
+
+
+# -- with the model (installed by scripts/install.sh) --------------------------------------
+
+def _model_installed() -> bool:
+    from referee.voice.embedding import model_path
+
+    return model_path().is_file()
+
+
+needs_model = pytest.mark.skipif(not _model_installed(), reason="word-embedding model not installed (scripts/install.sh)")
+
+
+def _run(rules: str, wav: str, overrides: dict) -> tuple[object, list]:
+    pytest.importorskip("pocketsphinx")
+    from referee.voice.listener import CallListener
+    from referee.voice.sources import read_wav
+
+    lis = CallListener(rules, NAMES, load_config(overrides=overrides))
+    pcm = read_wav(FIX / f"{wav}.wav")
+    calls = []
+    for i in range(0, len(pcm), 640):
+        calls += lis.feed(pcm[i : i + 640])
+    return lis, calls + lis.flush()
+
+
+@needs_model
+@pytest.mark.parametrize("name,rules", [("kemps_calls", "kemps"), ("kemps_pink20", "kemps"), ("kems_calls", "kems")])
+def test_calls_the_spotter_hears_are_not_doubled_or_demoted(name: str, rules: str) -> None:
+    want = json.loads((FIX / "expected.json").read_text())[name]["calls"]
+    _lis, on = _run(rules, name, {"embed_spot": {"enabled": True}})
+    _lis, off = _run(rules, name, {"embed_spot": {"enabled": False}})
+    assert [(c.call, c.target, c.provisional) for c in on] == [(c.call, c.target, c.provisional) for c in off]
+    assert [(c.call, c.target) for c in on] == [(w["call"], w["target"]) for w in want]
+
+
+@needs_model
+def test_a_call_the_spotter_cannot_hear_comes_as_a_prompt() -> None:
+    """With Cut's spotting threshold out of reach, "cut east" (rms voice) is still heard,
+    by the embedding alone, as a one-tap prompt; switched off, it is not heard at all."""
+    th = dict(load_config().thresholds, **{"cut {name}": 1e99})
+    _lis, on = _run("kemps", "kemps_calls", {"thresholds": th, "embed_spot": {"enabled": True}})
+    _lis, off = _run("kemps", "kemps_calls", {"thresholds": th, "embed_spot": {"enabled": False}})
+    assert ("cut", "east") not in [(c.call, c.target) for c in off]
+    cut = [c for c in on if (c.call, c.target) == ("cut", "east")]
+    assert len(cut) == 1 and cut[0].provisional and cut[0].phrase == "cut east"
+    assert 1.0 <= cut[0].t <= 1.5 and 0.0 <= cut[0].confidence <= 1.0  # the call ends at 1.155 s
+
+
+@needs_model
+def test_chatter_fixture_gives_no_two_word_prompt_with_spotting() -> None:
+    for rules in ("kemps", "kems"):
+        lis, calls = _run(rules, "chatter", {"embed_spot": {"enabled": True}})
+        assert not [c for c in calls if len(c.phrase.split()) > 1], calls
