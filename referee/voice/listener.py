@@ -67,8 +67,10 @@ _AUDIO_KEEP_S = 6.0  # audio kept for the LM verification (lm_verify) and the em
 # embed_spot: a speech end is not asked about when a reading the spotter reported (or is
 # still holding) overlaps these frames around it: that call was heard (or is being decided).
 # The span reaches past the end because a "speech end" can fall inside a call (a long stop
-# between "cut" and "south" in noise) whose reading the spotter reports only later.
-SPOT_SPAN = (-50, 40)
+# between "cut" and "south" in noise) whose reading the spotter reports only later: with
+# 40 frames, rms's "cut north" in pink noise (reading ending 49 frames after the end found)
+# became a prompt before the spotter's direct call.
+SPOT_SPAN = (-50, 60)
 SPOT_WAIT = 100  # frames a speech end waits for the spotter's pending readings near it, at most
 
 
@@ -149,6 +151,7 @@ class CallListener:
         self._spot_refs = refs if self.config.embed_spot.enabled else None
         # spoken form -> its first phrase (reversed: an earlier variant overwrites a later one)
         self._spot_phrases = {_spoken(p): p for p in reversed(self.grammar.phrases) if not p.is_decoy and p.n_words >= 2}
+        self._spot_calls = {k: (p.call, p.target) for k, p in self._spot_phrases.items()}  # variants do not compete
         self._ends = SegmentEnds(self.config.embed_spot.ends) if self._spot_refs is not None else None
         self._end_queue: deque[int] = deque()
         self._kws_delay = int(self.config.decoder.get("kws_delay", 10))  # frames the decoder reports a reading after its end
@@ -339,12 +342,10 @@ class CallListener:
             key = (_spoken(c.phrase), end)
             if key not in self._sims:
                 t = time.process_time()
-                lo = max(self._audio_base, end - WINDOW)
-                hi = min(end, self._audio_base + len(self._audio) // 2)
-                pcm = np.frombuffer(bytes(self._audio[2 * (lo - self._audio_base) : 2 * max(0, hi - self._audio_base)]), dtype="<i2")
+                pcm, at = self._window(end)
                 if len(self._sims) > 512:
                     self._sims.clear()
-                self._sims[key] = refs.similarity(key[0], pcm, end - lo)
+                self._sims[key] = refs.similarity(key[0], pcm, at)
                 self.embed_checks += 1
                 self.embed_log.append((c.start, c.end, self._sims[key], time.process_time() - t))
             c.raw = c.score
@@ -374,11 +375,8 @@ class CallListener:
             if near_pending or any(e.start <= hi_f and lo_f <= e.end for e in self._emitted):
                 continue  # the spotter heard something there
             t = time.process_time()
-            lo = max(self._audio_base, end - WINDOW)
-            hi = min(end, self._audio_base + len(self._audio) // 2)
-            pcm = np.frombuffer(bytes(self._audio[2 * (lo - self._audio_base) : 2 * max(0, hi - self._audio_base)]), dtype="<i2")
-            calls = {k: (p.call, p.target) for k, p in self._spot_phrases.items()}
-            got = spot(refs, list(self._spot_phrases), calls, pcm, end - lo, scfg)
+            pcm, at = self._window(end)
+            got = spot(refs, list(self._spot_phrases), self._spot_calls, pcm, at, scfg)
             self.embed_checks += 1
             self.embed_log.append((f, f, got.similarity if got else float("nan"), time.process_time() - t))
             if got is None:
@@ -390,6 +388,14 @@ class CallListener:
             out.append(VoiceCall(t=self._t_base + (f + 1) * FRAME_S, call=p.call, target=p.target,
                                  confidence=lead / (lead + SPOT_CONF_HALF), provisional=True, phrase=got.phrase))
         return out
+
+    def _window(self, end: int) -> tuple[np.ndarray, int]:
+        """The kept audio of the embedding window ending at sample `end` (int16) and where
+        `end` falls in it."""
+        lo = max(self._audio_base, end - WINDOW)
+        hi = min(end, self._audio_base + len(self._audio) // 2)
+        pcm = np.frombuffer(bytes(self._audio[2 * (lo - self._audio_base) : 2 * max(0, hi - self._audio_base)]), dtype="<i2")
+        return pcm, end - lo
 
     def _lm_choice(self, ok: list[_Candidate]) -> tuple[_Candidate | None, bool]:
         """The reading to report among `ok` (best first) with the LM check: the first
