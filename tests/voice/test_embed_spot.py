@@ -113,15 +113,11 @@ needs_model = pytest.mark.skipif(not _model_installed(), reason="word-embedding 
 
 def _run(rules: str, wav: str, overrides: dict) -> tuple[object, list]:
     pytest.importorskip("pocketsphinx")
-    from referee.voice.listener import CallListener
     from referee.voice.sources import read_wav
 
-    lis = CallListener(rules, NAMES, load_config(overrides=overrides))
-    pcm = read_wav(FIX / f"{wav}.wav")
-    calls = []
-    for i in range(0, len(pcm), 640):
-        calls += lis.feed(pcm[i : i + 640])
-    return lis, calls + lis.flush()
+    from .test_embedding import _run as run_pcm  # the same feeding loop as the embedding check's tests
+
+    return run_pcm(rules, read_wav(FIX / f"{wav}.wav"), overrides)
 
 
 @needs_model
