@@ -41,7 +41,7 @@ from referee.voice.embed_spot import EmbedSpotConfig  # noqa: E402
 from referee.voice.embedding import RATE, shared_embedder, window_before  # noqa: E402
 from referee.voice.grammar import load_config  # noqa: E402
 from referee.voice.phrase_refs import PhraseReferences  # noqa: E402
-from referee.voice.segment_ends import SegmentEndConfig, SegmentEnds  # noqa: E402
+from referee.voice.segment_ends import SegmentEndConfig, SegmentEnds, frame_levels_db  # noqa: E402
 
 PHRASES = [f"cut {n}" for n in NAMES] + ["stop kemps", "double kem's", "contre kem's"]
 GAME = {"kemps": [0, 1, 2, 3, 4], "kems": [5, 6]}
@@ -51,13 +51,6 @@ FA_CAP = 0.1  # false prompts a minute of tune chatter, per game
 GRID = {"similarity": (0.3, 0.35, 0.4, 0.45, 0.5), "margin": (0.0, 0.1, 0.15, 0.2), "after_s": OFFSETS,
         "pause": ((0.15, None), (0.3, None), (0.15, 1.5), (0.3, 1.5), (0.3, 1.2))}
 MATCH = (-0.3, 0.4)  # a speech end within these seconds of a call's end is that call's
-
-
-def levels(pcm: np.ndarray) -> np.ndarray:
-    """dB per 10 ms frame, as the listener computes them."""
-    n = len(pcm) // 160
-    x = pcm[: n * 160].astype(np.float64).reshape(n, 160)
-    return 10 * np.log10((x * x).mean(1) + 1.0)
 
 
 _STATE: dict = {}
@@ -71,13 +64,13 @@ def _dump_job(job: tuple[Path, int, int]) -> dict:
         config = load_config(None)
         emb = shared_embedder()
         refs = PhraseReferences(PHRASES, config.embed_verify, emb)
-        _STATE.update(streams=streams, babble=babble, emb=emb, ref_mat=np.stack([refs._refs[p] for p in PHRASES]),
+        _STATE.update(streams=streams, babble=babble, emb=emb, ref_mat=np.stack([refs.renderings(p) for p in PHRASES]),
                       plain=replace(config, embed_spot=replace(config.embed_spot, enabled=False)))
     streams, babble, emb, ref_mat, plain = (_STATE[x] for x in ("streams", "babble", "emb", "ref_mat", "plain"))
     pcm0, st = streams[k]
     cname, kind, snr = CONDITIONS[ci]
     pcm = with_noise(pcm0, kind, snr, babble, seed=1000 + k * len(CONDITIONS) + ci)
-    lv = levels(pcm)
+    lv = frame_levels_db(pcm).astype(np.float32)  # float32, as the listener keeps them
     se = SegmentEnds(SegmentEndConfig(pause_s=min(p for p, _ in GRID["pause"])))
     ends = [e for e in (se.push(float(v)) for v in lv) if e is not None]
     sims = np.zeros((len(ends), len(OFFSETS), len(PHRASES), ref_mat.shape[1]), np.float32)
@@ -96,7 +89,7 @@ def _dump_job(job: tuple[Path, int, int]) -> dict:
                 truths.append({"phrase": f"cut {t.target}" if t.call == "cut" and t.target else t.key,
                                "end": t.end, "heard": m is not None})
     return {"stream": st.name, "kind": st.kind, "game": st.game, "voice": st.voice, "cond": cname,
-            "minutes": st.seconds / 60, "ends": ends, "sims": sims, "levels": lv.astype(np.float16), "truths": truths}
+            "minutes": st.seconds / 60, "ends": ends, "sims": sims, "levels": lv, "truths": truths}
 
 
 def dump(cache: Path, out: Path, jobs: int) -> None:
@@ -109,21 +102,27 @@ def dump(cache: Path, out: Path, jobs: int) -> None:
             rows = list(tqdm(pool.imap(_dump_job, todo), total=len(todo), desc="streams x conditions"))
     else:
         rows = [_dump_job(j) for j in tqdm(todo, desc="streams x conditions")]
-    out.write_bytes(pickle.dumps({"rows": rows, "phrases": PHRASES, "offsets": OFFSETS}))
+    ecfg = load_config(None).embed_verify
+    out.write_bytes(pickle.dumps({"rows": rows, "phrases": PHRASES, "offsets": OFFSETS, "ref_voices": ecfg.voices,
+                                  "styles": len(ecfg.styles), "top_k": ecfg.top_k}))
     print(f"wrote {out}")
 
 
-def phrase_sims(sims: np.ndarray, voice: str) -> np.ndarray:
-    """(ends, offsets, phrases) similarities: tune voices against the other tune voice's
-    renderings (top 2 of 3), others against all (top 3 of 6, as the listener)."""
-    sel = {"awb": (slice(3, 6), 2), "slt": (slice(0, 3), 2)}.get(voice, (slice(0, 6), 3))
-    s = np.sort(sims[..., sel[0]], axis=-1)[..., ::-1]
-    return s[..., : sel[1]].mean(-1)
+def phrase_sims(sims: np.ndarray, voice: str, ref_voices: tuple[str, ...], styles: int, top_k: int) -> np.ndarray:
+    """(ends, offsets, phrases) similarities: a voice that renders the references against the
+    other voices' renderings only (top_k scaled to their share, rounded up: 2 of 3 for awb
+    against slt), any other voice against all of them (top_k, as the listener)."""
+    keep = [k for k, v in enumerate(ref_voices) if v != voice] or list(range(len(ref_voices)))
+    cols = [k * styles + j for k in keep for j in range(styles)]
+    k = max(1, -(-top_k * len(keep) // len(ref_voices)))
+    s = np.sort(sims[..., cols], axis=-1)[..., ::-1]
+    return s[..., :k].mean(-1)
 
 
 class Replay:
-    def __init__(self, rows: list[dict]) -> None:
-        self.rows = rows
+    def __init__(self, dumped: dict) -> None:
+        self.rows = dumped["rows"]
+        self._refs = (tuple(dumped["ref_voices"]), dumped["styles"], dumped["top_k"])
         self._ends: dict = {}
 
     def ends(self, r: dict, pause_s: float, max_speech: float | None) -> list[int]:
@@ -138,7 +137,7 @@ class Replay:
 
     def decisions(self, r: dict, game: str, s: dict) -> list[tuple[float, str]]:
         """(end time, phrase) of every prompt `embed_spot` would give in this stream."""
-        sim = phrase_sims(r["sims"], r["voice"])[:, OFFSETS.index(s["after_s"]), GAME[game]]
+        sim = phrase_sims(r["sims"], r["voice"], *self._refs)[:, OFFSETS.index(s["after_s"]), GAME[game]]
         out = []
         for j in self.ends(r, *s["pause"]):
             order = np.argsort(sim[j])[::-1]
@@ -173,7 +172,7 @@ class Replay:
 
 
 def tune(path: Path) -> None:
-    replay = Replay(pickle.loads(path.read_bytes())["rows"])
+    replay = Replay(pickle.loads(path.read_bytes()))
     best = None
     for values in itertools.product(*GRID.values()):
         s = dict(zip(GRID, values))

@@ -49,7 +49,7 @@ from referee.voice.embed_spot import spot
 from referee.voice.embedding import WINDOW, EmbeddingUnavailable, shared_embedder
 from referee.voice.grammar import Grammar, Phrase, VoiceConfig, build_grammar, load_config
 from referee.voice.phrase_refs import PhraseReferences
-from referee.voice.segment_ends import SegmentEnds
+from referee.voice.segment_ends import SegmentEnds, frame_levels_db
 from referee.voice.verify import LmVerifier, base_word, heard
 
 RATE = 16000
@@ -469,8 +469,7 @@ class CallListener:
             frame = bytes(self._vad_buf[:n])
             del self._vad_buf[:n]
             self._silent_s = 0.0 if self._vad.is_speech(frame) else self._silent_s + FRAME_S
-            x = np.frombuffer(frame, dtype="<i2").astype(np.float64)  # exact: 160 squares stay far under 2**53
-            self._level.append(10.0 * math.log10(float(x @ x) / len(x) + 1.0))
+            self._level.append(float(frame_levels_db(np.frombuffer(frame, dtype="<i2"))[0]))
             if self._ends is not None:
                 end = self._ends.push(self._level[-1])
                 if end is not None:

@@ -71,6 +71,11 @@ class PhraseReferences:
         k = self.config.top_k
         return {p: float(np.sort(self._refs[p] @ v)[::-1][:k].mean()) for p in phrases}
 
+    def renderings(self, phrase: str) -> np.ndarray:
+        """(voices x styles, 2048) embeddings of `phrase`'s renderings, voice by voice in
+        `config.voices` order, styles in `config.styles` order within each."""
+        return self._refs[phrase]
+
     def _render(self, phrase: str) -> np.ndarray:
         from referee.voice import testaudio as ta
 

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+FRAME = 160  # samples in a 10 ms frame at 16 kHz
 PEAK_FRAMES = 30  # 300 ms of speech before the end give its level
 PAUSE_START = 5  # the pause is measured from 50 ms after the end (as the listener's PAUSE_WINDOW)
 LOUD_DB = 10.0  # the end frame itself is still speech
@@ -50,9 +51,22 @@ class SegmentEndConfig:
         return PAUSE_START, PAUSE_START + max(1, round(self.pause_s / 0.01))
 
 
+def frame_levels_db(pcm: np.ndarray) -> np.ndarray:
+    """dB of each whole 10 ms frame (160 samples) of int16 `pcm`: 10 log10(mean square + 1).
+    The listener's frame levels and the benchmarks' replays both come from here, so a replay
+    finds the same ends as the listener (exact: 160 squares stay far under 2**53)."""
+    n = len(pcm) // FRAME
+    x = np.asarray(pcm[: n * FRAME], dtype=np.float64).reshape(n, FRAME)
+    return 10.0 * np.log10((x * x).mean(axis=1) + 1.0)
+
+
+def _rank(n: int, q: float) -> int:
+    """Index of the `q` quantile in `n` sorted values."""
+    return min(n - 1, int(q * (n - 1) + 0.5))
+
+
 def _pct(values: list[float], q: float) -> float:
-    s = sorted(values)
-    return s[min(len(s) - 1, int(q * (len(s) - 1) + 0.5))]
+    return sorted(values)[_rank(len(values), q)]
 
 
 class SegmentEnds:
@@ -77,39 +91,42 @@ class SegmentEnds:
             self._base += len(self._lv) - keep
             del self._lv[:-keep]
         f = self.frames - 1 - pb  # the candidate end: its pause is now known
-        if not self._is_end(f, pa, pb):
-            return None
-        return self._last_loud(f, pa, pb)
+        levels = self._end_levels(f, pa, pb)
+        return None if levels is None else self._last_loud(f, pa, pb, *levels)
 
-    def _is_end(self, f: int, pa: int, pb: int) -> bool:
+    def _end_levels(self, f: int, pa: int, pb: int) -> tuple[float, float] | None:
+        """(speech level, pause level) when frame `f` is a speech end, else None."""
         i = f - self._base
         if i < PEAK_FRAMES or f - self._last < REFRACTORY:
-            return False
+            return None
         lv = self._lv
+        pause = _pct(list(lv[i + pa : i + pb]), 0.8)
+        if lv[i] - pause < self.config.min_db:
+            return None  # one sort per frame: in silence and inside steady speech this already fails
         peak = _pct(list(lv[i - PEAK_FRAMES : i + 1]), 0.8)
         if lv[i] < peak - LOUD_DB:
-            return False
-        pause = _pct(list(lv[i + pa : i + pb]), 0.8)
+            return None
         drop = peak - pause
         if drop < self.config.min_db:
-            return False  # the cheap test first: most frames are inside speech or silence
+            return None
         before = list(lv[max(0, i - PEAK_FRAMES - FLOOR_FRAMES) : i - PEAK_FRAMES])
         floor = _pct(before, 0.1) if len(before) >= FLOOR_MIN_FRAMES else min(lv[: i + 1])
         c = self.config
         need = min(c.drop_db, max(c.min_db, c.fraction * (peak - floor)))
         if drop < need or lv[i] - pause < need:
-            return False  # no pause, or frame f is no louder than the pause (the room after a call)
+            return None  # no pause, or frame f is no louder than the pause (the room after a call)
         self._last = f  # refractory from here even when the speech is too long: one verdict per pause
-        return c.max_speech_s is None or self._speech_frames(i, peak - need, pb - pa) <= round(c.max_speech_s / 0.01)
+        if c.max_speech_s is not None and self._speech_frames(i, peak - need, pb - pa) > round(c.max_speech_s / 0.01):
+            return None
+        return peak, pause
 
-    def _last_loud(self, f: int, pa: int, pb: int) -> int:
+    def _last_loud(self, f: int, pa: int, pb: int, peak: float, pause: float) -> int:
         """The speech's true last frame: the 80 % rule lets the first fifth of the pause be
         loud, so the end found can be that much early; move it to the last frame there that is
         still above the pause's level by half the peak's lead over it."""
         i = f - self._base
         lv = self._lv
-        pause = _pct(list(lv[i + pa : i + pb]), 0.8)
-        loud = pause + 0.5 * (_pct(list(lv[i - PEAK_FRAMES : i + 1]), 0.8) - pause)
+        loud = pause + 0.5 * (peak - pause)
         reach = i + pa + (pb - pa) // 5
         return f + max((j - i for j in range(i, reach + 1) if lv[j] >= loud), default=0)
 
@@ -123,7 +140,7 @@ class SegmentEnds:
         if len(seg) <= pause_len:
             return limit + 1 if lo > 0 else 0  # the stream began within the limit: nothing before it
         windows = np.lib.stride_tricks.sliding_window_view(seg, pause_len)  # windows[g]: frames g..g+len-1
-        quiet = np.flatnonzero(np.sort(windows, axis=1)[:, int(0.8 * (pause_len - 1) + 0.5)] <= quiet_db)
+        quiet = np.flatnonzero(np.sort(windows, axis=1)[:, _rank(pause_len, 0.8)] <= quiet_db)
         if len(quiet) == 0:
             return limit + 1 if lo > 0 else i
         return (len(seg) - 1) - (int(quiet[-1]) + pause_len - 1)

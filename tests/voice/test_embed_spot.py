@@ -11,7 +11,7 @@ import pytest
 
 from referee.voice.embed_spot import EmbedSpotConfig, best_phrase, spot
 from referee.voice.grammar import VoiceConfigError, load_config
-from referee.voice.segment_ends import SegmentEndConfig, SegmentEnds
+from referee.voice.segment_ends import SegmentEndConfig, SegmentEnds, frame_levels_db
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures" / "voice"
 NAMES = ["north", "east", "south", "west"]
@@ -35,6 +35,18 @@ def _track(*parts: tuple[float, float]) -> list[float]:
     for sec, db in parts:
         out += list(db + rng.uniform(-1.0, 1.0, round(sec / 0.01)))
     return out
+
+
+def test_frame_levels_are_db_of_each_whole_10_ms_frame() -> None:
+    import math
+
+    pcm = np.random.default_rng(3).integers(-32768, 32767, 160 * 5 + 70).astype(np.int16)
+    got = frame_levels_db(pcm)
+    assert got.shape == (5,)  # the 70 samples left over are no frame
+    for k in range(5):
+        x = [int(v) for v in pcm[160 * k : 160 * (k + 1)]]
+        assert got[k] == 10.0 * math.log10(sum(v * v for v in x) / 160 + 1.0)  # exact, not approximate
+    assert frame_levels_db(np.zeros(160, dtype=np.int16))[0] == 0.0
 
 
 def test_a_shout_then_silence_is_one_end_reported_once_its_pause_is_known() -> None:
