@@ -15,7 +15,9 @@ from referee.voice.embedding import (
     WINDOW,
     EmbeddingUnavailable,
     WordEmbedder,
+    _mel_filters,
     log_fbank,
+    mel_energies,
     model_path,
     window_before,
 )
@@ -34,6 +36,12 @@ def test_log_fbank_frames_and_a_tone_lands_in_its_mel_band() -> None:
     # 1 kHz is 1000 mel, so band 22 (0-based)
     assert 21 <= band <= 23
     assert np.all(np.isfinite(log_fbank(np.zeros(WINDOW))))  # silence: log of eps, not -inf
+
+
+def test_mel_energies_are_the_filter_matrix_product() -> None:
+    # band by band (no BLAS thread pool, docs/voice.md "CPU"), the same numbers as the product
+    power = np.random.default_rng(3).random((149, 257)) ** 4
+    assert np.allclose(mel_energies(power), power @ _mel_filters().T, rtol=1e-12, atol=0)
 
 
 def test_window_before_pads_where_the_audio_does_not_reach() -> None:
