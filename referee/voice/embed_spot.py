@@ -9,6 +9,13 @@ and the spotter has reported nothing there. The phrase most similar to that audi
 reported when its similarity reaches `similarity` and beats every other call of the game
 (another name, another call) by `margin`: always as a one-tap prompt, never straight to
 the referee (one model's opinion without the spotter's agreement).
+
+Two refinements chosen with benchmarks/voice_spot_variants.py on the tune voices: a second
+window ending `second_after_s` after the end (each phrase's similarity is the better of
+the two: the end found can fall a little before a weak last syllable, "cut w|est"), and a
+cohort check (the phrase must also beat the game's decoy words, `grammar.DECOYS`
+("camps", "cut it", "contract") rendered the same way, by `cohort_margin`, in the first
+window: chatter that sounds like a call-like word more than like a call is not asked about).
 """
 
 from __future__ import annotations
@@ -27,7 +34,7 @@ class EmbedSpotConfig:
 
     enabled: bool = False
     # defaults = configs/voice.yaml (chosen with benchmarks/voice_spot.py on the tune voices)
-    similarity: float = 0.3  # mean of the top_k best cosine similarities with the phrase's renderings
+    similarity: float = 0.275  # mean of the top_k best cosine similarities with the phrase's renderings
     margin: float = 0.0  # over the most similar other call of the game
     after_s: float = 0.15  # the embedded 1.5 s window ends this long after the speech end
     pause_s: float = 0.3  # the level must stay down this long (after the first 50 ms)
@@ -35,6 +42,8 @@ class EmbedSpotConfig:
     min_db: float = 3.0
     fraction: float = 0.5
     max_speech_s: float = 1.2  # only speech this short since the pause before (a shout, not a sentence's end)
+    second_after_s: float | None = 0.25  # a second window ending this long after the end (None: one window)
+    cohort_margin: float | None = 0.1  # over the best decoy word of the game (None: no cohort check)
 
     @property
     def ends(self) -> SegmentEndConfig:
@@ -62,12 +71,24 @@ def best_phrase(sims: dict[str, float], calls: dict[str, tuple[str, str | None]]
 
 
 def spot(refs: PhraseReferences, phrases: list[str], calls: dict[str, tuple[str, str | None]],
-         pcm: np.ndarray, end: int, config: EmbedSpotConfig) -> SpotResult | None:
-    """The phrase heard in the window of int16 `pcm` ending at sample `end`, or None when no
-    phrase is similar enough or clearly ahead of the others. One embedding, whatever the
-    number of phrases."""
-    sims = refs.similarities(phrases, pcm, end)
+         windows: list[tuple[np.ndarray, int]], config: EmbedSpotConfig,
+         cohort: PhraseReferences | None = None, cohort_words: list[str] | None = None) -> SpotResult | None:
+    """The phrase heard at a speech end, or None when no phrase is similar enough, clearly
+    ahead of the others and (with `cohort`) ahead of every decoy word by `cohort_margin`.
+    `windows`: (int16 pcm, end sample) of each window, the first one `after_s` after the end;
+    one embedding per window, whatever the number of phrases."""
+    sims: dict[str, float] = {}
+    first = None
+    for pcm, end in windows:
+        v = refs.embed(pcm, end)
+        first = v if first is None else first
+        for p, x in refs.similarities_of(v, phrases).items():
+            sims[p] = max(x, sims.get(p, -1.0))
     best = best_phrase(sims, calls)
     if best is None or best.similarity < config.similarity or best.margin < config.margin:
         return None
+    if cohort is not None and cohort_words and config.cohort_margin is not None and first is not None:
+        decoy = max(cohort.similarities_of(first, cohort_words).values())
+        if best.similarity - decoy < config.cohort_margin:
+            return None
     return best

@@ -378,13 +378,23 @@ def _embed_config(p: Path, raw: Any) -> EmbedVerifyConfig:
 
 _SPOT_RANGES = {"similarity": (-1.0, 1.0), "margin": (0.0, 2.0), "after_s": (0.0, 0.5), "pause_s": (0.05, 1.0),
                 "drop_db": (0.0, 40.0), "min_db": (0.0, 40.0), "fraction": (0.0, 1.0), "max_speech_s": (0.2, 10.0)}
+_SPOT_OPTIONAL = {"second_after_s": (0.0, 0.5), "cohort_margin": (-1.0, 1.0)}
 
 
 def _embed_spot_config(p: Path, raw: Any) -> EmbedSpotConfig:
     """`embed_spot:` block: enabled and the numbers of EmbedSpotConfig, in range."""
     if raw is None:
         return EmbedSpotConfig()
-    return EmbedSpotConfig(**_switch_block(p, raw, "embed_spot", set(), _SPOT_RANGES, "enabled, similarity, margin, ..."))
+    vals = _switch_block(p, raw, "embed_spot", set(_SPOT_OPTIONAL), _SPOT_RANGES, "enabled, similarity, margin, ...")
+    for k, (lo, hi) in _SPOT_OPTIONAL.items():  # a number in range, or null: off
+        if k in raw and raw[k] is None:
+            vals[k] = None
+        elif k in raw:
+            v = float(raw[k])
+            if not lo <= v <= hi:
+                raise VoiceConfigError(f"{p}: embed_spot.{k} = {v} out of range {lo}..{hi} (or null: off)")
+            vals[k] = v
+    return EmbedSpotConfig(**vals)
 
 
 def resolve_game(rules: str, overrides: Mapping[str, Any] | None = None) -> tuple[str, bool]:

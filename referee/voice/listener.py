@@ -47,7 +47,7 @@ import numpy as np
 from referee.voice.denoise import Denoiser
 from referee.voice.embed_spot import spot
 from referee.voice.embedding import WINDOW, EmbeddingUnavailable, shared_embedder
-from referee.voice.grammar import Grammar, Phrase, VoiceConfig, build_grammar, load_config
+from referee.voice.grammar import DECOYS, Grammar, Phrase, VoiceConfig, build_grammar, load_config
 from referee.voice.phrase_refs import PhraseReferences
 from referee.voice.segment_ends import SegmentEnds, frame_levels_db
 from referee.voice.verify import LmVerifier, base_word, heard
@@ -116,6 +116,12 @@ class _Candidate:
         return self.score / self.phrase.n_phones
 
 
+def _cohort_words(game: str, names: list[str] | tuple[str, ...]) -> list[str]:
+    """embed_spot's cohort: the game's decoy words and phrases, less any holding a player's name."""
+    taken = {n.lower() for n in names}
+    return [d for d in DECOYS[game] if not set(d.split()) & taken]
+
+
 class CallListener:
     """`CallListener("kemps", ["north", "east", "south", "west"]).feed(pcm) -> [VoiceCall]`."""
 
@@ -153,6 +159,11 @@ class CallListener:
         self._spot_phrases = {_spoken(p): p for p in reversed(self.grammar.phrases) if not p.is_decoy and p.n_words >= 2}
         self._spot_calls = {k: (p.call, p.target) for k, p in self._spot_phrases.items()}  # variants do not compete
         self._ends = SegmentEnds(self.config.embed_spot.ends) if self._spot_refs is not None else None
+        self._cohort: PhraseReferences | None = None
+        self._cohort_words: list[str] = []
+        if self._spot_refs is not None and self.config.embed_spot.cohort_margin is not None:
+            self._cohort_words = _cohort_words(self.grammar.game, names)
+            self._cohort = PhraseReferences(self._cohort_words, ecfg, shared_embedder())  # ~8 s the first time, cached
         self._end_queue: deque[int] = deque()
         self._kws_delay = int(self.config.decoder.get("kws_delay", 10))  # frames the decoder reports a reading after its end
         self._usual_lt = {k: math.log(v) for k, v in self.config.thresholds.items()}  # ln, per template
@@ -361,11 +372,11 @@ class CallListener:
         scfg, refs = self.config.embed_spot, self._spot_refs
         assert refs is not None  # only called with embed_spot on
         now = self._processed // 160
-        after = round(scfg.after_s * RATE)
+        afters = [round(scfg.after_s * RATE)] + ([round(scfg.second_after_s * RATE)] if scfg.second_after_s else [])
         out: list[VoiceCall] = []
         while self._end_queue:
             f = self._end_queue[0]
-            end = (f + 1) * 160 + after
+            end = (f + 1) * 160 + max(afters)  # the last window's audio must be in hand
             lo_f, hi_f = f + SPOT_SPAN[0], f + SPOT_SPAN[1]
             near_pending = any(c.start <= hi_f and lo_f <= c.end for c in self._pending)
             reported = now >= hi_f + self._kws_delay  # the spotter has reported every reading ending in the span
@@ -375,8 +386,8 @@ class CallListener:
             if near_pending or any(e.start <= hi_f and lo_f <= e.end for e in self._emitted):
                 continue  # the spotter heard something there
             t = time.process_time()
-            pcm, at = self._window(end)
-            got = spot(refs, list(self._spot_phrases), self._spot_calls, pcm, at, scfg)
+            windows = [self._window((f + 1) * 160 + a) for a in afters]
+            got = spot(refs, list(self._spot_phrases), self._spot_calls, windows, scfg, self._cohort, self._cohort_words)
             self.embed_checks += 1
             self.embed_log.append((f, f, got.similarity if got else float("nan"), time.process_time() - t))
             if got is None:

@@ -67,7 +67,14 @@ class PhraseReferences:
 
     def similarities(self, phrases: list[str], pcm: np.ndarray, end: int) -> dict[str, float]:
         """`similarity` of one window to each of `phrases` (one embedding for all of them)."""
-        v = self._embedder.embed(window_before(pcm, end))
+        return self.similarities_of(self.embed(pcm, end), phrases)
+
+    def embed(self, pcm: np.ndarray, end: int) -> np.ndarray:
+        """The embedding of the window of int16 `pcm` ending at sample `end`."""
+        return self._embedder.embed(window_before(pcm, end))
+
+    def similarities_of(self, v: np.ndarray, phrases: list[str]) -> dict[str, float]:
+        """`similarity` of an embedding `v` (from `embed`, of this or another reference set)."""
         k = self.config.top_k
         return {p: float(np.sort(self._refs[p] @ v)[::-1][:k].mean()) for p in phrases}
 

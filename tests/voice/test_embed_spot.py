@@ -86,21 +86,55 @@ def test_best_phrase_lets_variants_of_one_call_not_compete() -> None:
 
 
 class _FakeRefs:
-    def __init__(self, sims: dict[str, float]) -> None:
-        self.sims = sims
+    """Similarities by window: the "embedding" of a window is its end sample."""
 
-    def similarities(self, phrases: list[str], pcm: np.ndarray, end: int) -> dict[str, float]:
-        return {p: self.sims[p] for p in phrases}
+    def __init__(self, *by_window: dict[str, float]) -> None:
+        self.by_window = by_window
+
+    def embed(self, pcm: np.ndarray, end: int) -> np.ndarray:
+        return np.array([end])
+
+    def similarities_of(self, v: np.ndarray, phrases: list[str]) -> dict[str, float]:
+        sims = self.by_window[int(v[0]) // 100 - 1]
+        return {p: sims[p] for p in phrases}
+
+
+_PCM = np.zeros(200, dtype=np.int16)
+_CALLS = {"cut east": ("cut", "east"), "cut west": ("cut", "west")}
+
+
+def _spot(refs: _FakeRefs, cfg: EmbedSpotConfig, windows: int = 1, cohort: _FakeRefs | None = None):  # noqa: ANN202
+    wins = [(_PCM, 100 * (k + 1)) for k in range(windows)]
+    return spot(refs, list(_CALLS), _CALLS, wins, cfg, cohort, ["cut it", "camps"] if cohort else None)  # type: ignore[arg-type]
 
 
 def test_spot_needs_both_the_similarity_and_the_lead() -> None:
-    calls = {"cut east": ("cut", "east"), "cut west": ("cut", "west")}
-    cfg = EmbedSpotConfig(enabled=True, similarity=0.35, margin=0.1)
-    pcm = np.zeros(100, dtype=np.int16)
-    got = spot(_FakeRefs({"cut east": 0.45, "cut west": 0.30}), list(calls), calls, pcm, 100, cfg)  # type: ignore[arg-type]
+    cfg = EmbedSpotConfig(enabled=True, similarity=0.35, margin=0.1, second_after_s=None, cohort_margin=None)
+    got = _spot(_FakeRefs({"cut east": 0.45, "cut west": 0.30}), cfg)
     assert got is not None and got.phrase == "cut east"
-    assert spot(_FakeRefs({"cut east": 0.34, "cut west": 0.1}), list(calls), calls, pcm, 100, cfg) is None  # type: ignore[arg-type]
-    assert spot(_FakeRefs({"cut east": 0.45, "cut west": 0.40}), list(calls), calls, pcm, 100, cfg) is None  # type: ignore[arg-type]
+    assert _spot(_FakeRefs({"cut east": 0.34, "cut west": 0.1}), cfg) is None
+    assert _spot(_FakeRefs({"cut east": 0.45, "cut west": 0.40}), cfg) is None
+
+
+def test_spot_keeps_each_phrase_best_window() -> None:
+    cfg = EmbedSpotConfig(enabled=True, similarity=0.35, second_after_s=0.25)
+    first, second = {"cut east": 0.2, "cut west": 0.3}, {"cut east": 0.45, "cut west": 0.1}
+    got = _spot(_FakeRefs(first, second), cfg, windows=2)
+    assert got is not None and got.phrase == "cut east" and got.similarity == 0.45
+    assert got.margin == pytest.approx(0.15)  # against cut west's better window (0.3)
+    assert _spot(_FakeRefs(first, second), cfg, windows=1) is None  # the first window alone is not enough
+
+
+def test_spot_cohort_check_uses_the_first_window() -> None:
+    cfg = EmbedSpotConfig(enabled=True, similarity=0.3, cohort_margin=0.1)
+    refs = _FakeRefs({"cut east": 0.45, "cut west": 0.1}, {"cut east": 0.5, "cut west": 0.1})
+    close = _FakeRefs({"cut it": 0.45, "camps": 0.0}, {"cut it": 0.0, "camps": 0.0})
+    far = _FakeRefs({"cut it": 0.3, "camps": 0.2}, {"cut it": 0.9, "camps": 0.9})
+    assert _spot(refs, cfg, windows=2, cohort=close) is None  # 0.5 (best window) - 0.45 ("cut it") < 0.1
+    got = _spot(refs, cfg, windows=2, cohort=far)  # the decoys' second window is never asked
+    assert got is not None and got.phrase == "cut east"
+    no_check = EmbedSpotConfig(enabled=True, similarity=0.3, cohort_margin=None)
+    assert _spot(refs, no_check, windows=2, cohort=close) is not None
 
 
 def test_embed_spot_block_is_validated() -> None:
@@ -110,6 +144,12 @@ def test_embed_spot_block_is_validated() -> None:
         load_config(overrides={"embed_spot": {"enabled": True, "treshold": 0.4}})
     with pytest.raises(VoiceConfigError, match="embed_spot.pause_s"):
         load_config(overrides={"embed_spot": {"pause_s": 5}})
+    off = load_config(overrides={"embed_spot": {"enabled": True, "second_after_s": None, "cohort_margin": None}})
+    assert off.embed_spot.second_after_s is None and off.embed_spot.cohort_margin is None
+    on = load_config(overrides={"embed_spot": {"enabled": True, "second_after_s": 0.25, "cohort_margin": -0.05}})
+    assert on.embed_spot.second_after_s == 0.25 and on.embed_spot.cohort_margin == -0.05
+    with pytest.raises(VoiceConfigError, match="embed_spot.second_after_s"):
+        load_config(overrides={"embed_spot": {"second_after_s": 2.0}})
 
 
 # -- with the model (installed by scripts/install.sh) --------------------------------------
