@@ -71,8 +71,8 @@ def mel_energies(power: np.ndarray) -> np.ndarray:
 
     Filter by filter over its few non-zero bins, not as one matrix product: a product that
     size wakes OpenBLAS's thread pool, whose threads then busy-wait on the other core through
-    the embedding that follows (measured: the listener's CPU 7.1 -> 4.9 % of a core on call
-    streams, docs/voice.md "CPU")"""
+    the embedding that follows (measured: the listener's CPU 6.4 -> 4.6 % of a core on three
+    corpus streams, benchmarks/voice_cpu.py; docs/voice.md "CPU")."""
     out = np.zeros((power.shape[0], NFILT))
     for j, (lo, hi, w) in enumerate(_mel_bands()):
         if hi > lo:

@@ -372,7 +372,7 @@ class CallListener:
         scfg, refs = self.config.embed_spot, self._spot_refs
         assert refs is not None  # only called with embed_spot on
         now = self._processed // 160
-        afters = [round(scfg.after_s * RATE)] + ([round(scfg.second_after_s * RATE)] if scfg.second_after_s else [])
+        afters = [round(scfg.after_s * RATE)] + ([round(scfg.second_after_s * RATE)] if scfg.second_after_s is not None else [])
         out: list[VoiceCall] = []
         while self._end_queue:
             f = self._end_queue[0]
