@@ -1,9 +1,11 @@
-"""Replays of `embed_spot` variants that were measured and not shipped (docs/voice.md,
-"Three refinements of embed_spot").
+"""Replays of `embed_spot` variants: the second window and cohort check of configs/voice.yaml
+were chosen here, the others measured and left alone (docs/voice.md, "Second window and
+cohort check").
 
     nice .venv/bin/python benchmarks/voice_spot.py dump                 # first: the ends (~10 min)
     .venv/bin/python benchmarks/voice_spot_variants.py vectors           # ~5 min: embeddings at the ends
     .venv/bin/python benchmarks/voice_spot_variants.py tune              # ~1 min: the grid, both sides
+    nice .venv/bin/python benchmarks/voice_spot_variants.py direct       # ~9 min: the cohort on direct calls
 
 Variants, alone and together: several windows per end (the best of the windows ending
 0.15 / 0.25 / 0.35 s after it, from the dump's own similarities); a cohort check (the
@@ -12,6 +14,12 @@ like the phrases, by `cohort`); each end moved over a weak tail (to the last fra
 50 ms under background + `tail` dB, at most 0.35 s on) before the window is embedded. The
 tune rule is `voice_spot.py tune`'s (tune voices against each other's renderings), jointly
 for both games and per game; the test voices are printed for the picks only.
+
+`direct` asks whether the same cohort could guard the *direct* calls: the listener as
+configured on every stream of awb, slt, ked (tune side) and kal16, rms (test), clean and
+20 dB; each two-word direct call's window embedded; the false ones listed with their
+phrase and best-decoy similarities, and for each margin the false direct calls a minute
+left and the true direct calls kept if a call under the margin were demoted to a prompt.
 """
 
 from __future__ import annotations
@@ -139,13 +147,90 @@ def tune(dump: Path, vec_path: Path) -> None:
                                               f"wrong {r[g]['wrong']}, false {r[g]['false_per_min']:.2f}/min" for g in games))
 
 
+DIRECT_VOICES = ("awb", "slt", "ked", "kal16", "rms")
+_DIRECT: dict = {}
+
+
+def _direct_job(job: tuple[Path, int, int]) -> dict:
+    """Two-word direct calls of one stream in one condition, each with its window's embedding."""
+    from bench_voice import first_match, run_stream
+
+    cache, k, ci = job
+    if not _DIRECT:
+        streams, babble = load_corpus(cache, heldout_voices=("kal16", "rms", "ked"), tune_voices=V.TUNE_VOICES)
+        _DIRECT.update(streams=streams, babble=babble, cfg=load_config(None), emb=shared_embedder())
+    pcm0, st = _DIRECT["streams"][k]
+    cname, kind, snr = CONDITIONS[ci]
+    pcm = with_noise(pcm0, kind, snr, _DIRECT["babble"], seed=1000 + k)
+    games = [st.game] if st.kind == "calls" else ["kemps", "kems"]
+    rows = []
+    for game in games:
+        res = run_stream(pcm, game, _DIRECT["cfg"])
+        used: set[int] = set()
+        for t in st.truths if st.kind == "calls" else ():
+            m = first_match(t, res.calls, used)
+            if m is not None:
+                used.add(m)
+        for i, (c, _) in enumerate(res.calls):
+            if not c.provisional and len(c.phrase.split()) > 1:
+                v = _DIRECT["emb"].embed(window_before(pcm, round(c.t * RATE) + round(0.15 * RATE)))
+                rows.append({"voice": st.voice, "cond": cname, "game": game, "kind": st.kind, "phrase": c.phrase,
+                             "true": i in used, "vec": v.astype(np.float32)})
+    return {"voice": st.voice, "cond": cname, "kind": st.kind, "games": games, "minutes": st.seconds / 60, "rows": rows}
+
+
+def direct(cache: Path, jobs: int) -> None:
+    streams, _ = load_corpus(cache, heldout_voices=("kal16", "rms", "ked"), tune_voices=V.TUNE_VOICES)
+    todo = [(cache, k, ci) for k, (_p, st) in enumerate(streams) if st.voice in DIRECT_VOICES
+            for ci, c in enumerate(CONDITIONS) if c[0] in V.CONDS]
+    from multiprocessing import get_context
+
+    with get_context("spawn").Pool(jobs) as pool:
+        out = list(tqdm(pool.imap_unordered(_direct_job, todo), total=len(todo), desc="streams x conditions"))
+    direct_report(out)
+
+
+def direct_report(out: list[dict]) -> None:
+    cfg = load_config(None).embed_verify
+    words = sorted(set(DECOYS["kemps"]) | set(DECOYS["kems"]))
+    refs = PhraseReferences(V.PHRASES + words, cfg, shared_embedder())
+    rv, st_n, k = cfg.voices, len(cfg.styles), cfg.top_k
+    rows = [r for o in out for r in o["rows"]]
+    for r in rows:  # a tune voice against the other voice's renderings only, as in `tune`
+        r["ps"] = float(V.phrase_sims((refs.renderings(r["phrase"]) @ r["vec"])[None], r["voice"], rv, st_n, k)[0])
+        coh = [float(V.phrase_sims((refs.renderings(w) @ r["vec"])[None], r["voice"], rv, st_n, k)[0]) for w in DECOYS[r["game"]]]
+        r["cb"], r["cw"] = max(coh), DECOYS[r["game"]][int(np.argmax(coh))]
+    print("false direct calls in chatter:")
+    for r in rows:
+        if r["kind"] != "calls":
+            print(f"  {r['voice']:5s} {r['cond']:12s} {r['game']:5s} {r['phrase']:13s} phrase {r['ps']:.3f}, best decoy {r['cb']:.3f} ({r['cw']})")
+    sides = {"tune awb+slt+ked": ("awb", "slt", "ked"), "test kal16+rms": ("kal16", "rms")}
+    for m in (None, -0.1, -0.05, 0.0, 0.05, 0.1):
+        cells = []
+        for side, voices in sides.items():
+            for game in ("kemps", "kems"):
+                sel = [r for r in rows if r["voice"] in voices and r["game"] == game]
+                keep = [r for r in sel if m is None or r["ps"] - r["cb"] >= m]
+                kept = {id(r) for r in keep}
+                minutes = sum(o["minutes"] for o in out if o["kind"] != "calls" and o["voice"] in voices and game in o["games"])
+                true = [r for r in sel if r["kind"] == "calls" and r["true"]]
+                cells.append(f"{side} {game}: false {sum(r['kind'] != 'calls' for r in keep) / max(minutes, 1e-9):.2f}/min, "
+                             f"true direct kept {sum(id(r) in kept for r in true)}/{len(true)}")
+        print(f"margin {m}: " + " | ".join(cells))
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("step", choices=("vectors", "tune"), help="vectors: embed at the dumped ends (slow); tune: replay")
+    ap.add_argument("step", choices=("vectors", "tune", "direct"),
+                    help="vectors: embed at the dumped ends (slow); tune: replay; direct: the cohort on direct calls")
+    ap.add_argument("--jobs", type=int, default=2, help="worker processes for direct (default 2)")
     ap.add_argument("--cache", type=Path, default=Path("/tmp/referee-voice-bench"), help="where generated speech is kept")
     ap.add_argument("--dump", type=Path, default=Path("/tmp/referee-voice-bench/spot-dump.pkl"), help="voice_spot.py's dump")
     ap.add_argument("--vectors", type=Path, default=Path("/tmp/referee-voice-bench/spot-vectors.pkl"), help="this step's file")
     args = ap.parse_args()
+    if args.step == "direct":
+        direct(args.cache, max(1, args.jobs))
+        return 0
     if not args.dump.is_file():
         ap.error(f"{args.dump} not found: run `benchmarks/voice_spot.py dump` first")
     if args.step == "vectors":
