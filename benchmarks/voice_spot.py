@@ -3,6 +3,9 @@
     nice .venv/bin/python benchmarks/voice_spot.py dump      # ~10 CPU-min: ends, similarities, spotter misses
     .venv/bin/python benchmarks/voice_spot.py tune           # grid on the tune voices, pick, then the test side
 
+Since 2026-12-03 evening the shipped settings (a second window, the cohort check) are
+chosen by benchmarks/voice_spot_variants.py from this dump; `tune` here knows one window only.
+
 `dump` runs, for every corpus stream in clean and 20 dB noise: the listener as configured
 but with `embed_spot` off (which two-word calls the spotter hears), and at every speech end
 `SegmentEnds` finds with the shortest pause of the grid, the embedding's cosine similarity
@@ -56,6 +59,12 @@ MATCH = (-0.3, 0.4)  # a speech end within these seconds of a call's end is that
 _STATE: dict = {}
 
 
+def dump_audio(pcm0: np.ndarray, k: int, ci: int, babble: np.ndarray) -> np.ndarray:
+    """Stream `k` in condition `ci` with the dump's noise (voice_spot_variants.py embeds the same audio)."""
+    _cname, kind, snr = CONDITIONS[ci]
+    return with_noise(pcm0, kind, snr, babble, seed=1000 + k * len(CONDITIONS) + ci)
+
+
 def _dump_job(job: tuple[Path, int, int]) -> dict:
     """One stream in one condition (each worker loads the corpus and the model once)."""
     cache, k, ci = job
@@ -68,8 +77,8 @@ def _dump_job(job: tuple[Path, int, int]) -> dict:
                       plain=replace(config, embed_spot=replace(config.embed_spot, enabled=False)))
     streams, babble, emb, ref_mat, plain = (_STATE[x] for x in ("streams", "babble", "emb", "ref_mat", "plain"))
     pcm0, st = streams[k]
-    cname, kind, snr = CONDITIONS[ci]
-    pcm = with_noise(pcm0, kind, snr, babble, seed=1000 + k * len(CONDITIONS) + ci)
+    cname = CONDITIONS[ci][0]
+    pcm = dump_audio(pcm0, k, ci, babble)
     lv = frame_levels_db(pcm).astype(np.float32)  # float32, as the listener keeps them
     se = SegmentEnds(SegmentEndConfig(pause_s=min(p for p, _ in GRID["pause"])))
     ends = [e for e in (se.push(float(v)) for v in lv) if e is not None]

@@ -69,8 +69,7 @@ def vectors(dump: Path, out: Path, cache: Path) -> None:
     vecs: dict = {}
     for r in tqdm(d["rows"], desc="streams x conditions"):
         k, ci = index[r["stream"]], cond[r["cond"]]
-        _, kind, snr = CONDITIONS[ci]
-        pcm = with_noise(streams[k][0], kind, snr, babble, seed=1000 + k * len(CONDITIONS) + ci)  # as voice_spot dump
+        pcm = V.dump_audio(streams[k][0], k, ci, babble)  # the dump's own audio: its ends index these vectors
         lv = r["levels"].astype(np.float64)
         for tail in (None,) + TAILS:
             ends = list(r["ends"]) if tail is None else [tail_end(lv, f, tail) for f in r["ends"]]
@@ -97,10 +96,11 @@ class Variants(V.Replay):
         key = (r["stream"], r["cond"], game, s["tail"], s["windows"])
         if key not in self._memo:
             ends, vec = self._vecs[(r["stream"], r["cond"], s["tail"])]
-            sims = V.phrase_sims(np.einsum("pkd,ed->epk", self._phr, vec), r["voice"], *self._refs)[:, V.GAME[game]]
             if s["tail"] is None and len(s["windows"]) > 1:  # more windows: the dump's own offsets
                 offs = [V.OFFSETS.index(o) for o in s["windows"]]
                 sims = V.phrase_sims(r["sims"], r["voice"], *self._refs)[:, offs][..., V.GAME[game]].max(1)
+            else:
+                sims = V.phrase_sims(np.einsum("pkd,ed->epk", self._phr, vec), r["voice"], *self._refs)[:, V.GAME[game]]
             coh = V.phrase_sims(np.einsum("wkd,ed->ewk", self._coh[game], vec), r["voice"], *self._refs).max(1)
             self._memo[key] = (ends, sims, coh)
         return self._memo[key]
@@ -131,7 +131,7 @@ def tune(dump: Path, vec_path: Path) -> None:
         return max(ok, key=key)[0] if ok else None
 
     shipped = {"similarity": 0.3, "pause": (0.3, 1.2), "windows": (0.15,), "tail": None, "cohort": None}
-    picks = {"shipped": (shipped, ("kemps", "kems")), "joint pick": (pick(("kemps", "kems")), ("kemps", "kems")),
+    picks = {"before (one window, no cohort)": (shipped, ("kemps", "kems")), "joint pick": (pick(("kemps", "kems")), ("kemps", "kems")),
              "kemps pick": (pick(("kemps",)), ("kemps",)), "kems pick": (pick(("kems",)), ("kems",))}
     for name, (s, games) in picks.items():
         if s is None:
