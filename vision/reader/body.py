@@ -63,22 +63,54 @@ def card_outlines(image: np.ndarray, cfg: OutlineConfig = OutlineConfig()) -> li
     contours, _ = cv2.findContours(closed, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
     rects += [r for c in contours if (r := _card_rect(c, lo, hi, cfg)) is not None]
     free = (cv2.dilate(edges, np.ones((2, 2), np.uint8)) == 0).astype(np.uint8)
-    _n, labels, stats, _ = cv2.connectedComponentsWithStats(free, connectivity=4)
-    w, h, a = (stats[:, k].astype(np.float64) for k in (2, 3, 4))
-    long_, short = np.maximum(w, h), np.minimum(w, h)
-    # a card's face: long enough, at least half a card of area, not a thin sliver, and a box
-    # no longer than a card's own (a turned rectangle's box is squarer than it); tested on
-    # all regions at once, since a textured table makes hundreds of them
-    ok = (long_ >= 0.8 * lo) & (long_ <= 1.2 * hi) & (short >= 0.4 * lo) & (a >= 0.45 * lo * lo) & (a >= 0.3 * w * h)
-    ok &= long_ <= 1.1 * cfg.aspect[1] * short
-    ok[0] = False  # the edges themselves
-    for i in np.flatnonzero(ok):
-        bx, by, bw, bh = (int(v) for v in stats[i, :4])
-        part, _ = cv2.findContours((labels[by : by + bh, bx : bx + bw] == i).astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-        r = _card_rect(max(part, key=cv2.contourArea) + np.array([bx, by]), lo, hi, cfg)
+    rects += _face_rects(free, lo, hi, cfg)
+    return _dedupe([order_quad(cv2.boxPoints(r) / s) for r in rects])
+
+
+def _face_rects(free: np.ndarray, lo: float, hi: float, cfg: OutlineConfig) -> list:
+    """Card-shaped min-area rectangles of the regions of `free` (1 = no edge): a card's
+    face, pips and letters as its holes.
+
+    The regions are traced with findContours (outer boundary = top level of RETR_CCOMP),
+    not labelled with connectedComponentsWithStats and traced one by one: 2026-12-03,
+    9.1 -> 6.9 ms a frame for the whole search, the same outlines on 258 of 260. The
+    tracing joins regions that touch only at a corner (8-connectivity); the regions stay
+    4-connected, as before, by breaking each such diagonal touch first."""
+    f = free.view(bool)
+    # a 2×2 block with free pixels only on one diagonal: drop one of the two, so a
+    # one-pixel gap in a diagonal edge does not join the card's face to the table
+    free[:-1, :-1][f[:-1, :-1] & f[1:, 1:] & ~f[:-1, 1:] & ~f[1:, :-1]] = 0
+    free[:-1, 1:][f[:-1, 1:] & f[1:, :-1] & ~f[:-1, :-1] & ~f[1:, 1:]] = 0
+    contours, hier = cv2.findContours(free, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
+    if hier is None:
+        return []
+    hier = hier[0]  # (next, previous, first child, parent) per contour
+    rects = []
+    for i in np.flatnonzero(hier[:, 3] == -1):  # outer boundaries; holes are their children
+        c = contours[i]
+        _x, _y, w, h = cv2.boundingRect(c)
+        long_, short = max(w, h), min(w, h)
+        # a card's face: long enough, not a thin sliver, a box no longer than a card's own
+        # (a turned rectangle's box is squarer than it), at least half a card of area and
+        # not a frame (area >= 0.3 of its box); the box tests first, since a textured table
+        # makes hundreds of regions
+        if not (0.8 * lo <= long_ <= 1.2 * hi and short >= 0.4 * lo and long_ <= 1.1 * cfg.aspect[1] * short):
+            continue
+        area = cv2.contourArea(c) - _holes_area(contours, hier, int(hier[i, 2]))
+        if area < 0.45 * lo * lo or area < 0.3 * w * h:
+            continue
+        r = _card_rect(c, lo, hi, cfg)
         if r is not None:  # the face stops a dilated edge short of the border: grow it back
             rects.append((r[0], (r[1][0] + 2, r[1][1] + 2), r[2]))
-    return _dedupe([order_quad(cv2.boxPoints(r) / s) for r in rects])
+    return rects
+
+
+def _holes_area(contours: tuple, hier: np.ndarray, child: int) -> float:
+    area = 0.0
+    while child != -1:
+        area += cv2.contourArea(contours[child])
+        child = int(hier[child, 0])
+    return area
 
 
 def _card_rect(contour: np.ndarray, lo: float, hi: float, cfg: OutlineConfig):  # noqa: ANN202
@@ -110,12 +142,18 @@ def order_quad(quad: np.ndarray) -> np.ndarray:
 def _dedupe(quads: list[np.ndarray], dist: float = 0.08) -> list[np.ndarray]:
     """One outline per card: nested contours of one card (outer and inner edge of its
     border) and the same card found by both views of the edge map; keep the larger."""
-    keep: list[tuple[np.ndarray, np.ndarray, float]] = []  # quad, centre, area
-    for area, q in sorted(((cv2.contourArea(q), q) for q in quads), key=lambda aq: -aq[0]):
-        c, size = q.mean(0), np.linalg.norm(q[2] - q[1])
-        if all(np.linalg.norm(c - kc) > dist * size or area < 0.7 * ka for _k, kc, ka in keep):
-            keep.append((q, c, area))
-    return [k for k, _c, _a in keep]
+    if len(quads) < 2:
+        return list(quads)
+    q = np.stack(quads).astype(np.float64)
+    area = np.array([cv2.contourArea(k) for k in quads])  # OpenCV's, so ties break as before
+    centre, size = q.mean(1), np.linalg.norm(q[:, 2] - q[:, 1], axis=1)
+    gap = np.linalg.norm(centre[:, None] - centre[None], axis=2)  # all pairs at once: ~30 quads
+    keep: list[int] = []
+    for i in np.argsort(-area, kind="stable"):  # largest first
+        # a quad goes when its centre is near a kept one's at least 0.7 of its size
+        if not keep or np.all((gap[i, keep] > dist * size[i]) | (area[i] < 0.7 * area[keep])):
+            keep.append(int(i))
+    return [quads[i] for i in keep]
 
 
 def rectify(image: np.ndarray, quad: np.ndarray, size: tuple[int, int]) -> np.ndarray:
