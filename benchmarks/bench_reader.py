@@ -1,7 +1,7 @@
 """Card reader benchmark: accuracy on held-out deck families and speed on 2 cores.
 
     .venv/bin/python benchmarks/bench_reader.py [--model models] [--frames 30] [--cascades 40]
-        [--photos 60] [--speed-frames 40] [--map-data runs/reader/det/data.yaml] [--out benchmarks/results/reader.json]
+        [--photos 60] [--closeups 60] [--speed-frames 40] [--map-data runs/reader/det/data.yaml] [--out benchmarks/results/reader.json]
 
 Accuracy: synthetic 1280×720 tables rendered from decks the model never trained on (the
 val and test families of vision.synth.splits, plus held-out procedural seeds), scored per
@@ -86,6 +86,19 @@ def cascade_scene(rng: np.random.Generator, deck, size: tuple[int, int]):  # noq
     return compose_table(placements, deck, size, SceneConditions.random(rng), rng)
 
 
+def closeup_scene(rng: np.random.Generator, deck):  # noqa: ANN001, ANN201
+    """A close-up photo of one card: 60-95 % of the image height, near the middle, turned
+    up to ~20°, any photo size (`--closeups`)."""
+    from vision.synth.conditions import SceneConditions
+    from vision.synth.scene import CardPlacement, compose_table
+
+    w, h = PHOTO_SIZES[int(rng.integers(len(PHOTO_SIZES)))]
+    ch = float(rng.uniform(0.6, 0.95)) * h
+    centre = (w / 2 + float(rng.normal(0, 0.05 * w)), h / 2 + float(rng.normal(0, 0.03 * h)))
+    card = CardPlacement(str(rng.choice(deck.cards)), centre, float(rng.normal(0, 10)), ch)
+    return compose_table([card], deck, (w, h), SceneConditions.random(rng), rng)
+
+
 PHOTO_SIZES = ((520, 400), (400, 520), (640, 480), (800, 600), (1024, 768), (1280, 960), (1600, 1200), (1200, 1600))
 
 
@@ -99,7 +112,9 @@ def photo_scene(rng: np.random.Generator, decks: list):  # noqa: ANN201
     return random_scene(rng, decks, size=(w, h), card_height_range=(lo * h, min(0.9, lo + 0.2) * h))
 
 
-def accuracy(reader, decks: dict[str, list], frames: int, cascades: int, seed: int, photos: int = 0) -> dict:  # noqa: ANN001
+def accuracy(  # noqa: ANN001
+    reader, decks: dict[str, list], frames: int, cascades: int, seed: int, photos: int = 0, closeups: int = 0
+) -> dict:
     from tqdm import tqdm
     from vision.synth.layouts import random_scene
 
@@ -107,7 +122,8 @@ def accuracy(reader, decks: dict[str, list], frames: int, cascades: int, seed: i
     casc = Score()
     photo_modes = {"photo_mode": Score(), "camera_scale": Score()}
     rng = np.random.default_rng(seed)
-    total = len(decks) * frames + cascades + photos
+    total = len(decks) * frames + cascades + photos + closeups
+    close = Score()
     bar = tqdm(total=total, desc="accuracy")
     for fam, ds in decks.items():
         s = Score()
@@ -130,6 +146,12 @@ def accuracy(reader, decks: dict[str, list], frames: int, cascades: int, seed: i
         photo_modes["photo_mode"].add(score_frame(scene, reader.read(scene.image, multiscale=True)))
         photo_modes["camera_scale"].add(score_frame(scene, reader.read(scene.image)))
         bar.update()
+    crng = np.random.default_rng(seed + 11)  # close-ups: their own stream too
+    for k in range(closeups):
+        ds = decks[fam_names[k % len(fam_names)]]
+        scene = closeup_scene(crng, ds[int(crng.integers(len(ds)))])
+        close.add(score_frame(scene, reader.read(scene.image, multiscale=True)))
+        bar.update()
     bar.close()
     overall = Score()
     for s in per.values():
@@ -145,6 +167,7 @@ def accuracy(reader, decks: dict[str, list], frames: int, cascades: int, seed: i
         "overall_random_tables": overall.row(),
         "cascades_and_hands": casc.row(),
         **({"photos": {k: v.row() for k, v in photo_modes.items()}} if photos else {}),
+        **({"closeups_photo_mode": close.row()} if closeups else {}),
         "index_readings": {
             "total": n_idx,
             "correct": sum(n for (t, p), n in conf.items() if t == p),
@@ -276,6 +299,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--model", default=str(REPO / "models"), help="model folder (default: models/)")
     ap.add_argument("--frames", type=int, default=30, help="random tables per held-out family")
     ap.add_argument("--cascades", type=int, default=40, help="cascade/hand frames")
+    ap.add_argument("--closeups", type=int, default=0, help="close-up photos of one card (60-95 %% of the image height), read in photo mode")
     ap.add_argument("--photos", type=int, default=0, help="photo-like scenes of any size and scale (read in photo mode and at camera scale)")
     ap.add_argument("--speed-frames", type=int, default=30, help="frames timed")
     ap.add_argument("--procedural-decks", type=int, default=6, help="held-out procedural decks per split")
@@ -311,7 +335,7 @@ def main(argv: list[str] | None = None) -> int:
                     "detector_file": reader.detector_file, "cpu_float_precision": cpu_float_precision(),
                     "families": {k: [d.name for d in v] for k, v in decks.items()}}  # fmt: skip
     if not args.skip_accuracy:
-        report["accuracy"] = accuracy(reader, decks, args.frames, args.cascades, args.seed, args.photos)
+        report["accuracy"] = accuracy(reader, decks, args.frames, args.cascades, args.seed, args.photos, args.closeups)
     rng = np.random.default_rng(args.seed + 1)
     all_decks = [d for ds in decks.values() for d in ds]
     images = [random_scene(rng, all_decks, size=FRAME).image for _ in range(args.speed_frames)]
@@ -326,7 +350,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'family':34s} frames   P      R      F1    exact  idx_ok idx_miss")
     for fam, r in [*acc["per_family"].items(), ("ALL random tables", acc["overall_random_tables"]),
                    ("cascades + hands", acc["cascades_and_hands"]),
-                   *[(f"photos, {k.replace('_', ' ')}", v) for k, v in acc.get("photos", {}).items()]]:  # fmt: skip
+                   *[(f"photos, {k.replace('_', ' ')}", v) for k, v in acc.get("photos", {}).items()],
+                   ("close-ups of one card, photo mode", acc.get("closeups_photo_mode"))]:  # fmt: skip
         if r is None:
             continue
         print(f"{fam:34s} {r['frames']:5d}  {r['precision']:.3f}  {r['recall']:.3f}  {r['f1']:.3f}  {r['exact_frames']:.2f}"
