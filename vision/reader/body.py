@@ -73,7 +73,7 @@ def _face_rects(free: np.ndarray, lo: float, hi: float, cfg: OutlineConfig) -> l
 
     The regions are traced with findContours (outer boundary = top level of RETR_CCOMP),
     not labelled with connectedComponentsWithStats and traced one by one: 2026-12-03,
-    9.1 -> 6.9 ms a frame for the whole search, the same outlines on 258 of 260. The
+    9.1 -> 6.9 ms a frame for the whole search, the same outlines on 259 of 260 frames. The
     tracing joins regions that touch only at a corner (8-connectivity); the regions stay
     4-connected, as before, by breaking each such diagonal touch first."""
     f = free.view(bool)
