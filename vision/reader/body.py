@@ -72,10 +72,12 @@ def _face_rects(free: np.ndarray, lo: float, hi: float, cfg: OutlineConfig) -> l
     face, pips and letters as its holes.
 
     The regions are traced with findContours (outer boundary = top level of RETR_CCOMP),
-    not labelled with connectedComponentsWithStats and traced one by one: 2026-12-03,
-    9.1 -> 6.9 ms a frame for the whole search, the same outlines on 259 of 260 frames. The
-    tracing joins regions that touch only at a corner (8-connectivity); the regions stay
-    4-connected, as before, by breaking each such diagonal touch first."""
+    not labelled with connectedComponentsWithStats and traced one by one: 2026-12-03/04,
+    the whole outline search 7.9-8.9 -> 6.6-7.6 ms a 1280x720 frame (one thread), the same
+    outlines on 259 of 260 frames. The tracing joins regions that touch only at a corner
+    (8-connectivity); the regions stay 4-connected, as before, by breaking each such
+    diagonal touch first (on a copy: the caller's mask is left as it was)."""
+    free = free.copy()
     f = free.view(bool)
     # a 2×2 block with free pixels only on one diagonal: drop one of the two, so a
     # one-pixel gap in a diagonal edge does not join the card's face to the table
