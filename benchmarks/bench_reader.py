@@ -1,7 +1,7 @@
 """Card reader benchmark: accuracy on held-out deck families and speed on 2 cores.
 
     .venv/bin/python benchmarks/bench_reader.py [--model models] [--frames 30] [--cascades 40]
-        [--photos 60] [--closeups 60] [--speed-frames 40] [--map-data runs/reader/det/data.yaml] [--out benchmarks/results/reader.json]
+        [--photos 60] [--closeups 60] [--speed-frames 40] [--map-data runs/reader/det/data.yaml] [--out FILE]
 
 Accuracy: synthetic 1280×720 tables rendered from decks the model never trained on (the
 val and test families of vision.synth.splits, plus held-out procedural seeds), scored per
@@ -294,6 +294,11 @@ def map50(model_dir: Path, data_yaml: Path) -> dict:
             "precision": round(float(r.box.mp), 4), "recall": round(float(r.box.mr), 4)}  # fmt: skip
 
 
+def default_report(speed_only: bool) -> Path:
+    """Where the report goes without --out: speed-only runs have their own file."""
+    return REPO / "benchmarks" / "results" / ("reader_speed.json" if speed_only else "reader.json")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--model", default=str(REPO / "models"), help="model folder (default: models/)")
@@ -314,7 +319,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="detector precision (CardReader.load): auto = bf16 where the CPU computes it natively, else INT8")
     ap.add_argument("--skip-speed", action="store_true", help="accuracy only")
     ap.add_argument("--skip-accuracy", action="store_true", help="speed only (run it on a quiet machine)")
-    ap.add_argument("--out", default=str(REPO / "benchmarks" / "results" / "reader.json"), help="JSON report path")
+    ap.add_argument("--out", help="JSON report path (default: benchmarks/results/reader.json, or reader_speed.json "
+                    "with --skip-accuracy, so a speed run never overwrites the accuracy report)")
     args = ap.parse_args(argv)
 
     from vision.reader.reader import CardReader
@@ -343,7 +349,7 @@ def main(argv: list[str] | None = None) -> int:
         report["speed"] = speed(reader, model_dir, images, not args.no_baseline)
     if args.map_data:
         report["detector_map"] = map50(model_dir, Path(args.map_data))
-    out = Path(args.out)
+    out = Path(args.out) if args.out else default_report(args.skip_accuracy)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(report, indent=1))
     acc = report.get("accuracy", {"per_family": {}, "overall_random_tables": None, "cascades_and_hands": None})
