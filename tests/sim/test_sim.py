@@ -203,3 +203,15 @@ def test_the_camera_sees_every_zone_and_a_good_first_camera_is_kept() -> None:
         assert sees_table(project_layout(layout, renderer.camera))
         assert sees_table(project_layout(layout, first)) == (seed == 0)
         assert np.allclose(renderer.camera.homography, first.homography) == (seed == 0)
+
+
+def test_synth_video_says_when_it_falls_back_to_a_procedural_deck(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from vision.sim import video_cli
+
+    monkeypatch.setattr(video_cli, "heldout_deck_names", lambda: [])
+    deck = video_cli.choose_deck(None, 5, "kemps")
+    assert deck.name.startswith("procedural-")
+    err = capsys.readouterr().err
+    assert deck.name in err and "install_deck_art.sh" in err

@@ -72,3 +72,20 @@ def test_after_an_exposure_step_no_zone_reads_as_covered(tone: float | None) -> 
         assert covered
     else:
         assert covered == []
+
+
+@pytest.mark.parametrize("chroma", [12.0, None])
+def test_a_still_arm_of_the_tables_grey_covers_by_its_colour(chroma: float | None) -> None:
+    """A tan arm over a lavender felt of the same brightness: in grey it is invisible, so
+    only the colour test sees it cross the centre's ring (a swap in progress, not a still
+    table)."""
+    felt, skin = (215, 150, 180), (120, 160, 200)  # BGR; both grey ~167
+    img = np.full((SIZE[1], SIZE[0], 3), felt, np.uint8)
+    layout = ring_layout(["S", "N"], SIZE, khmer=True)
+    g = MotionGate(ZoneMasks(layout, SIZE, 8), MotionConfig(chroma_threshold=chroma), fps=15)
+    for _ in range(3):
+        g.update(img)
+    arm = img.copy()
+    arm[336:384, 700:1280] = skin  # from the right edge into the centre, between the rows
+    covered = [g.is_covered(g.update(arm)["market"]) for _ in range(5)]
+    assert covered == ([True] * 5 if chroma is not None else [False] * 5)

@@ -104,7 +104,15 @@ def choose_deck(spec: str | None, seed: int, game: str = "") -> Any:
             # a deck whose index geometry was not found would give no card truth
             if sum(1 for c in deck.cards if deck.index_boxes.get(c)) >= 0.9 * len(deck.cards):
                 return deck
-        return make_procedural_deck(heldout_procedural_base() + seed)
+        deck = make_procedural_deck(heldout_procedural_base() + seed)
+        # Say so: without the art the recording silently shows one of our own designs
+        # instead of a real held-out deck, and its figures mean something else.
+        print(
+            f"note: no held-out deck art installed; rendering with {deck.name} "
+            "(install the real decks with `bash scripts/install_deck_art.sh`)",
+            file=sys.stderr,
+        )
+        return deck
     choice = rng.choice([s.strip() for s in spec.split(",") if s.strip()])
     if choice.startswith("procedural"):
         _, _, num = choice.partition(":")
