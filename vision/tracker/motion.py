@@ -47,7 +47,7 @@ class MotionConfig:
     # colour only, and the grey test alone lets the background learn it. A pixel whose
     # chromaticity (B and R shares of B+G+R, × 255; a brightness change leaves it as it is)
     # moved from the background's by at least this much also differs. None: grey only.
-    # Off by default, by measurement (datasets/README.md, "A colour test in the motion gate"):
+    # Off by default, by measurement (datasets/README.md, "A second fresh set, and a colour test in the motion gate"):
     # at 12 it found the swap it was made for (kems-9601) but on 12 fresh recordings it lost
     # a Khmer close (khmer-9614: a reveal missed, a discard doubled) and gained one event.
     chroma_threshold: float | None = None
@@ -138,7 +138,8 @@ class MotionGate:
         self._bg[same] += self.cfg.background_rate * (small[same] - self._bg[same])
         old = (self._still >= self._absorb) & diff_bg
         self._bg[old] = small[old]
-        if chroma is not None and self._cbg is not None:
+        if chroma is not None:  # (its background was set above)
+            assert self._cbg is not None
             self._cbg[same] += self.cfg.background_rate * (chroma[same] - self._cbg[same])
             self._cbg[old] = chroma[old]
         self._prev, self.small, self.diff_bg, self.moving = small, small, diff_bg, moving
