@@ -47,9 +47,10 @@ class MotionConfig:
     # colour only, and the grey test alone lets the background learn it. A pixel whose
     # chromaticity (B and R shares of B+G+R, × 255; a brightness change leaves it as it is)
     # moved from the background's by at least this much also differs. None: grey only.
-    # Off by default, by measurement (datasets/README.md, "A second fresh set, and a colour test in the motion gate"):
-    # at 12 it found the swap it was made for (kems-9601) but on 12 fresh recordings it lost
-    # a Khmer close (khmer-9614: a reveal missed, a discard doubled) and gained one event.
+    # Off by default, by measurement (datasets/README.md, "A second fresh set, and a colour test
+    # in the motion gate", and "The colour test's lost close found"): with the fix of 5 Dec
+    # it costs khmer-9614 nothing any more, but on 48 recordings it gains two events (a swap,
+    # a deal's timing) and loses two (an oxygen play, a lattmann reset read as JH for QH).
     chroma_threshold: float | None = None
 
 
@@ -70,6 +71,7 @@ class MotionGate:
         self._prev: np.ndarray | None = None
         self._bg: np.ndarray | None = None
         self._cbg: np.ndarray | None = None  # background chromaticity (H, W, 2)
+        self._cprev: np.ndarray | None = None  # previous frame's chromaticity
         self._still: np.ndarray | None = None
         self._refs: dict[str, np.ndarray] = {}
         self.small: np.ndarray | None = None
@@ -122,10 +124,14 @@ class MotionGate:
         if chroma is not None:
             if self._cbg is None:
                 self._cbg = chroma.copy()
-            d = chroma - self._cbg
-            d -= np.median(d.reshape(-1, 2), axis=0)  # a colour cast over the whole table is lighting
             lit = sf > 24.0  # chromaticity of near-black pixels is noise
-            diff_raw |= lit & (np.abs(d).max(axis=2) >= self.cfg.chroma_threshold)
+            diff_raw |= lit & self._chroma_moved(chroma, self._cbg)
+            # The same from the previous frame: a pixel new in colour only has just changed.
+            # Else its grey stillness counts, and a difference still for `absorb_s` in grey
+            # is learnt at once: a grey-invisible arm went into the background the frame it
+            # arrived (khmer-9614: a discard misread under a resting hand).
+            moving |= lit & self._chroma_moved(chroma, self._cprev if self._cprev is not None else chroma)
+            self._cprev = chroma
         # An arm is a solid blob; scattered pixels (noise, light drift, compression) are not.
         diff_bg = cv2.morphologyEx(diff_raw.astype(np.uint8), cv2.MORPH_OPEN, self._open).astype(bool)
         # Selective background: it follows slow drift where the scene matches it, and takes
@@ -164,6 +170,14 @@ class MotionGate:
         c = colour.astype(np.float32)
         total = c.sum(axis=2, keepdims=True) + 8.0
         return c[:, :, [0, 2]] * (255.0 / total)
+
+    def _chroma_moved(self, chroma: np.ndarray, ref: np.ndarray) -> np.ndarray:
+        """Pixels whose chromaticity moved from `ref`'s by at least the threshold, after
+        removing the shift common to the whole table (a colour cast is lighting)."""
+        assert self.cfg.chroma_threshold is not None
+        d = chroma - ref
+        d -= np.median(d.reshape(-1, 2), axis=0)
+        return np.abs(d).max(axis=2) >= self.cfg.chroma_threshold
 
     def _relight(self, sf: np.ndarray, bg: np.ndarray) -> np.ndarray:
         """Smooth brightness ratio frame / reference (background or previous frame),
