@@ -444,3 +444,43 @@ def test_a_second_name_read_in_a_stable_cards_place_is_dropped(rename_iou: float
     changes = [f.update(["6C", "AS", "4H"], np.array([0.9, 0.95, 0.9], np.float32), b, 1 + i * 0.1) for i in range(12)]
     added = [sorted(c.added) for c in changes if c is not None]
     assert added == ([["4H"]] if rename_iou else [["4H", "AS"]])
+
+
+def read_at(f: ZoneFilter, cards: list[str], places: list[int], t: float):
+    """A read of `cards` lying at market places `places` (0–3, the boxes of `boxes(4)`)."""
+    return f.update(cards, np.full(len(cards), 0.9, np.float32), boxes(4)[places], t)
+
+
+@pytest.mark.parametrize("in_play", [True, False])
+def test_a_swap_beside_a_card_it_hid_is_one_swap_in_play(in_play: bool) -> None:
+    """After an arm, KD's place shows 2C and 7C's corner is hidden (the new card half over
+    it): one card in, two out. In play cards go one for one, so that is KD → 2C, dated when
+    the reads first showed it, and 7C stays until the zone is next disturbed; outside play
+    (a reset due, a call judged) the 3-card set commits after `odd_confirm` reads."""
+    f = ZoneFilter("market", FilterConfig(allowed_sizes=(4,), odd_confirm=10, one_for_one_swaps=True))
+    read_at(f, MARKET, [0, 1, 2, 3], 0.0), read_at(f, MARKET, [0, 1, 2, 3], 0.1)
+    f.one_for_one = in_play
+    f.new_episode()
+    changes = [read_at(f, ["2C", "3S", "4H"], [1, 2, 3], 1.0 + i / 30) for i in range(40)]
+    done = [c for c in changes if c is not None]
+    assert len(done) == 1
+    ch = done[0]
+    if in_play:
+        assert (ch.removed, ch.added, ch.t) == (("KD",), ("2C",), 1.0)
+        assert sorted(f.cards) == sorted(["7C", "2C", "3S", "4H"])
+    else:
+        assert sorted(ch.removed) == ["7C", "KD"] and sorted(f.cards) == ["2C", "3S", "4H"]
+    f.new_episode()  # the next arm: 7C is no longer held without being read
+    for i in range(40):
+        read_at(f, ["2C", "3S", "4H"], [1, 2, 3], 3.0 + i / 30)
+    assert sorted(f.cards) == ["2C", "3S", "4H"]
+
+
+def test_one_for_one_needs_the_option() -> None:
+    f = ZoneFilter("market", FilterConfig(allowed_sizes=(4,), odd_confirm=10))
+    read_at(f, MARKET, [0, 1, 2, 3], 0.0), read_at(f, MARKET, [0, 1, 2, 3], 0.1)
+    f.one_for_one = True
+    f.new_episode()
+    for i in range(40):
+        read_at(f, ["2C", "3S", "4H"], [1, 2, 3], 1.0 + i / 30)
+    assert sorted(f.cards) == ["2C", "3S", "4H"]

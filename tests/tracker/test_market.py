@@ -211,3 +211,17 @@ def test_without_a_stale_call_a_partial_market_completed_is_swaps() -> None:
     m.change(change(M0, ["7C", "KD", "3S"], 2.0), 2.0)  # a hand rests over 4H
     ev, _ = m.change(change(["7C", "KD", "3S"], ["7C", "KD", "3S", "AS"], 3.0), 3.0)
     assert [(e["type"], e["take"], e["give"]) for e in ev] == [("swap", "4H", "AS")]
+
+
+def test_in_play_only_between_a_deal_and_a_stale_call_or_a_judged_call() -> None:
+    """When swaps go one for one (what `ZoneFilter.one_for_one` is set from)."""
+    m = tracker()
+    assert not m.in_play  # nothing dealt yet
+    m.change(change([], M0, 1.0), 1.0)
+    assert m.in_play
+    assert m.tick(6.5) == [{"type": "stale", "t": 6.5}]
+    assert not m.in_play  # the reset is due: the dealer lays four new cards
+    m.change(change(M0, ["2C", "5D", "9H", "JS"], 8.0), 8.0)
+    assert m.in_play
+    m.new_hand(9.0)
+    assert not m.in_play  # a call was judged: the cards are picked up

@@ -145,6 +145,14 @@ class FilterConfig:
     # False: the over-full set is an odd size and commits after `odd_confirm` reads.
     # Measured (datasets/README.md): on by default.
     trim_overfull: bool = True
+    # Cards come and go one for one (a Kemps market in play: a swap gives one card for one):
+    # while the pipeline says so (`ZoneFilter.one_for_one`), a change that would bring one
+    # card in and take two out, leaving an odd size, is that swap, and the other card still
+    # lies there unread (a card laid half over it hides its index): it stays, held until the
+    # zone is next disturbed. Found on kems-9631, where a KC laid over a sideways JD hid the
+    # JD's corner: the swap was lost, and with a 3-card market no stale call came. False: the
+    # odd set commits after `odd_confirm` reads as any other.
+    one_for_one_swaps: bool = False
     ema: float = 0.3
     miss_decay: float = 0.85
 
@@ -255,6 +263,9 @@ class ZoneFilter:
         # (the discard pile of this deck cycle).
         self.one_deck = False
         self.excluded: frozenset[str] = frozenset()
+        # Set by the pipeline: cards come and go one for one now (`one_for_one_swaps`).
+        self.one_for_one = False
+        self._pinned: set[Key] = set()  # stable cards kept unread by that rule, this episode
 
     # ---- inputs ----------------------------------------------------------------------
     def hold(self, moved: Callable[[tuple[float, float, float, float]], bool] | None = None) -> None:
@@ -282,6 +293,7 @@ class ZoneFilter:
             sp.missed = 0
         self._differs_since = None
         self._rows.clear()
+        self._pinned.clear()
 
     def update(
         self,
@@ -484,6 +496,11 @@ class ZoneFilter:
             spots.append(sp)
         return spots
 
+    def _one_for_one_swap(self, old: dict[Key, _Card], voted: frozenset[Key], removed: list[Key], added: list[Key]) -> bool:
+        """Whether a change is one swap with another card left unread (`one_for_one_swaps`)."""
+        return (self.config.one_for_one_swaps and self.one_for_one and len(added) == 1 and len(removed) == 2
+                and added[0] in self._last_read and self._normal_size(len(old)) and not self._normal_size(len(voted)))  # fmt: skip
+
     def _normal_size(self, n: int) -> bool:
         sizes = self.config.allowed_sizes
         return sizes is None or n in sizes or n in self.also_allowed
@@ -516,6 +533,7 @@ class ZoneFilter:
             share = tally.get(key, 0) / n
             if (key in self.stable and share > self.config.leave) or share >= self.config.enter:
                 out.add(key)
+        out |= self._pinned & set(self.stable)
         return frozenset(out)
 
     def _one_per_place(self, cards: list[str], boxes: np.ndarray, min_iou: float) -> list[int]:
@@ -653,6 +671,14 @@ class ZoneFilter:
         removed = [k for k in old if k not in voted]
         added = [k for k in voted if k not in old]
         new: dict[Key, _Card] = {k: old[k] for k in voted if k in old}
+        t_change = t
+        if self._one_for_one_swap(old, voted, removed, added):
+            kept = max(removed, key=lambda k: _dist(old[k].box, self._last_read[added[0]][1]))
+            new[kept] = old[kept]
+            self._pinned.add(kept)
+            removed = [k for k in removed if k != kept]
+            # the swap was made when the reads first showed it, not `odd_confirm` reads later
+            t_change = self._differs_since if self._differs_since is not None else t
         for k in added:
             conf, box = self._last_read.get(k, (self.config.enter, (0.0, 0.0, 0.0, 0.0)))
             new[k] = _Card(k[0], conf, box, t)
@@ -674,7 +700,7 @@ class ZoneFilter:
 
         return ZoneChange(
             zone=self.zone,
-            t=t,
+            t=t_change,
             removed=tuple(k[0] for k in removed),
             added=tuple(k[0] for k in added),
             before=before,
@@ -686,6 +712,11 @@ class ZoneFilter:
             corrections=corrections,
             renamed=renamed,
         )
+
+
+def _dist(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> float:
+    """Distance between two boxes' centres."""
+    return float(np.hypot((a[0] + a[2] - b[0] - b[2]) / 2, (a[1] + a[3] - b[1] - b[3]) / 2))
 
 
 def _renamed(removed: list[Key], added: list[Key], old: dict[Key, _Card], new: dict[Key, _Card],

@@ -74,6 +74,11 @@ class MarketTracker:
         """A hand is in (or over) the market: the quiet time starts again."""
         self.quiet_since = self._last_activity = t
 
+    @property
+    def in_play(self) -> bool:
+        """Cards are swapped one for one now: dealt, no call judged, no reset due."""
+        return self.dealt and not self.expect_deal and not self.stale_announced
+
     def is_all_new(self, market: tuple[str, ...]) -> bool:
         """No card in common with the last full market (a reset or a new deal)."""
         return not set(market) & set(self._last_full)

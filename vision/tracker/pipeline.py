@@ -72,8 +72,10 @@ class TrackerConfig:
     # Measured (datasets/README.md): 0.15 by default (only Khmer and piquet decks are affected).
     deck_fallback_min_p: float | None = 0.15
     # The deck prior is on for the market (used only in games known to play one deck):
-    # measured with the round-6 reader, datasets/README.md.
-    market_filter: FilterConfig = field(default_factory=lambda: FilterConfig(allowed_sizes=(4,), deck_prior=0.05))
+    # measured with the round-6 reader, datasets/README.md. One-for-one swaps in play
+    # (`FilterConfig.one_for_one_swaps`): measured on 51 recordings, datasets/README.md
+    # ("A swap beside a card it hid").
+    market_filter: FilterConfig = field(default_factory=lambda: FilterConfig(allowed_sizes=(4,), deck_prior=0.05, one_for_one_swaps=True))
     # Khmer rows, piles and discards. A card appears there only when a player lays it, so a
     # change in a zone no arm touched since it settled needs 8 reads (`quiet_confirm`), not 2:
     # on still rows the reader sometimes sees a corner twice (a phantom second 4S beside the
@@ -400,6 +402,7 @@ class TablePipeline:
                 # (seen as soon as confirmed, so the next market is known to be a new deal).
                 filt.also_allowed = frozenset({0}) if self.market.expect_deal else frozenset()
                 filt.excluded = self._discarded() if filt.config.deck_prior is not None else frozenset()
+                filt.one_for_one = self.market.in_play and not self.reveals.active
             # the reader's runners-up matter only to the deck prior: not copied per read without it
             use_alts = dets.alternatives is not None and filt.config.deck_prior is not None
             cands = [dets.candidates(i) for i in idx] if use_alts else None
@@ -420,8 +423,9 @@ class TablePipeline:
                     notices.append({"type": "reveal_abandoned", "seats": list(self.reveals.seats), "t": round(t, 3)})
                     self.reveals.cancel()
                     self.market.new_hand(t)
-                fixed = self.market.correct(ch, t) if self.config.quiet_corrections else None
-                ev, no = fixed if fixed is not None else self.market.change(ch, t)
+                # (ch.t: the time the change was made, which a one-for-one swap dates back)
+                fixed = self.market.correct(ch, ch.t) if self.config.quiet_corrections else None
+                ev, no = fixed if fixed is not None else self.market.change(ch, ch.t)
                 self._name_seat(ev)
             else:
                 assert self.khmer_table is not None
