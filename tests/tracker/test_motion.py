@@ -92,3 +92,29 @@ def test_a_still_arm_of_the_tables_grey_covers_by_its_colour(chroma: float | Non
     arm[336:384, 700:1280] = skin  # from the right edge into the centre, between the rows
     covered = [g.is_covered(g.update(arm)["market"]) for _ in range(5)]
     assert covered == ([True] * 5 if chroma is not None else [False] * 5)
+
+
+@pytest.mark.parametrize("step_background", [True, False])
+def test_an_exposure_step_relights_the_background_under_an_arm(step_background: bool) -> None:
+    """The light steps while an arm lies over the table: the background under the arm (not
+    being learnt then) takes the new light with the rest, so when the arm leaves its place
+    is table at once. Learnt pixel by pixel, it kept the old light: with a light that also
+    varies across the table (khmer-9680's glare), that place read as a still arm over a
+    Khmer row's ring for seconds."""
+    layout = ring_layout(["S", "N"], SIZE, khmer=True)
+    g = MotionGate(ZoneMasks(layout, SIZE, 8), MotionConfig(step_background=step_background), fps=15)
+    img = table()
+    for _ in range(10):
+        g.update(img)
+    arm = img.copy()
+    arm[280:720, 600:700] = (35, 30, 30)  # a dark sleeve from the bottom edge over the stock
+    for _ in range(3):
+        g.update(arm)
+    assert g._bg is not None
+    under = g._bg[60:85, 76:86].copy()  # the felt under the sleeve, at 1/8 scale
+    g.update(exposure(arm))  # the step, while the arm is there
+    felt_now = float(exposure(img)[500, 300].mean())  # the felt's new grey (~ its BGR mean)
+    if step_background:
+        assert np.allclose(g._bg[60:85, 76:86], felt_now, atol=6.0)
+    else:
+        assert np.array_equal(g._bg[60:85, 76:86], under)

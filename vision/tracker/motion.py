@@ -42,6 +42,12 @@ class MotionConfig:
     # moved 20 % of a Khmer centre holding the stock (khmer-7700), and the deal was timed
     # from it, 2.2 s late. None: off.
     tone_step_share: float | None = 0.3
+    # On such a step the whole background takes the frame's new tone curve at once. Else
+    # the pixels it was not learning then (an arm passing, a card not yet absorbed) kept
+    # the old light, a ghost over a zone's ring until absorbed (khmer-9680: a Khmer row
+    # "covered" 2.7 s after a play, the play dated too late and the deal lost). False:
+    # the background catches up pixel by pixel.
+    step_background: bool = True
     # An arm can have the table's grey (tan skin on a lavender felt: the same brightness, a
     # different colour), so a still arm over a zone's ring differs from the background in
     # colour only, and the grey test alone lets the background learn it. A pixel whose
@@ -114,6 +120,8 @@ class MotionGate:
             moving = np.abs(sf - pf * self._relight(sf, pf)) > thr
             if step:
                 moving &= np.abs(sf - _tone_curve(sf, pf)) > thr
+            if step and self.cfg.step_background:
+                self._bg = _tone_curve(sf, pf, at=self._bg)
         diff_raw = np.abs(sf - self._bg * self._relight(sf, self._bg)) > thr
         share = self.cfg.tone_step_share
         if share is not None and (np.abs(sf - self._bg) > thr).mean() >= share:
@@ -256,12 +264,13 @@ class MotionGate:
         return float(xs[far].mean() * s), float(ys[far].mean() * s)
 
 
-def _tone_curve(now: np.ndarray, before: np.ndarray, bins: int = 32) -> np.ndarray:
-    """`before` mapped through the frame's tone curve: the mean brightness now of the pixels
-    of each brightness before (`bins` levels, linearly interpolated between them)."""
+def _tone_curve(now: np.ndarray, before: np.ndarray, bins: int = 32, at: np.ndarray | None = None) -> np.ndarray:
+    """`before` (or `at`, brightness values of the same light) mapped through the frame's
+    tone curve: the mean brightness now of the pixels of each brightness before (`bins`
+    levels, linearly interpolated between them)."""
     idx = np.clip((before * (bins / 256.0)).astype(np.int32), 0, bins - 1).ravel()
     count = np.bincount(idx, minlength=bins)
     total = np.bincount(idx, now.ravel(), minlength=bins)
     seen = count > 0
     centres = (np.arange(bins) + 0.5) * (256.0 / bins)
-    return np.interp(before, centres[seen], total[seen] / count[seen]).astype(np.float32)
+    return np.interp(before if at is None else at, centres[seen], total[seen] / count[seen]).astype(np.float32)
