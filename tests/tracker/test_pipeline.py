@@ -486,3 +486,19 @@ def test_khmer_a_small_slide_in_the_centre_still_times_the_deal(share: float | N
     assert pipe._covers("centre", slide) is (share is not None)
     assert pipe._covers("row:S", slide) is False  # read zones keep the plain cover test
     assert pipe._covers("centre", ZoneMotion(0.001, 0.0, 0.0)) is False  # camera noise is not a slide
+
+
+def test_khmer_an_arm_seen_only_near_a_pile_names_its_seat_by_direction() -> None:
+    """An arm whose far end is hidden (seen only near the pile it reaches) names no seat
+    by distance, but it points to its seat from the zone (khmer-9680: a restack missed)."""
+    _, pipe, d, _ = _khmer_setup()
+    d.wait(0.2)
+    masks = pipe._masks
+    assert masks is not None
+    x1, y1, x2, y2 = masks.boxes["discard:N"]
+    c = np.array([(x1 + x2) / 2, (y1 + y2) / 2])
+    near = {s: tuple(c + 0.2 * (np.array(masks.layout.seats[s].at) - c)) for s in ("N", "S")}
+    for seat, o in near.items():
+        origins = [o, (o[0] + 3.0, o[1] + 2.0)]
+        assert pipe._seat_from(origins) is None  # too near the zone to tell by distance
+        assert pipe._seat_toward("discard:N", origins, 0.3) == seat

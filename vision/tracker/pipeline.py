@@ -115,6 +115,12 @@ class TrackerConfig:
     # How long such a restack waits for the same player's other moves before it counts (a
     # Khmer turn is one action: a play at the row's end can pass the arm over the pile).
     restack_hold_s: float = 1.5
+    # When the arm's far end names no seat by distance (`seat_ratio`), a restack's owner is
+    # the seat the arm points to from the zone, by this cosine margin over the other seats.
+    # Found on khmer-9680: North's arm over its discard was seen only near the pile (far
+    # end at 0.62 of the distances, over `seat_ratio`), so a 6D laid on a 6D was missed and
+    # the deal lost. None: by distance only.
+    restack_by_direction: float | None = 0.3
     # Khmer: the deal is timed when the centre (watched for motion only, never read) last
     # settles before the first move. A card slid into or out of the centre with no arm over
     # it moves ~2 % of the zone, under the `MotionConfig.moving_share` that makes a read zone
@@ -472,7 +478,35 @@ class TablePipeline:
         if not self.config.restack_same_top or self.khmer_table is None or len(filt.cards) != 1:
             return None
         owner = zone.split(":", 1)[1]
-        return filt.cards[0] if run.origins and self._seat_from(run.origins) == owner else None
+        if not run.origins:
+            return None
+        seat = self._seat_from(run.origins)
+        if seat is None and self.config.restack_by_direction is not None:
+            seat = self._seat_toward(zone, run.origins, self.config.restack_by_direction)
+        return filt.cards[0] if seat == owner else None
+
+    def _seat_toward(self, zone: str, origins: list[tuple[float, float]], margin: float) -> str | None:
+        """The seat the arm points to from the zone: an arm seen only near the zone (its far
+        end hidden, or lost in the table's light) gives no seat by distance, but its
+        direction from the zone's centre still names one. Each origin votes for the seat
+        whose direction is closest (cosine), when it beats every other by `margin`."""
+        assert self._masks is not None
+        seats = self._masks.layout.seats
+        x1, y1, x2, y2 = self._masks.boxes[zone]
+        cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
+        votes: list[str] = []
+        for ox, oy in origins:
+            v = np.array([ox - cx, oy - cy])
+            if np.hypot(*v) < 1.0:
+                continue
+            cos = sorted(((float(np.dot(v, u) / (np.hypot(*v) * np.hypot(*u) + 1e-9)), n)
+                          for n, s in seats.items() for u in [np.array([s.at[0] - cx, s.at[1] - cy])]), reverse=True)  # fmt: skip
+            if len(cos) > 1 and cos[0][0] - cos[1][0] >= margin:
+                votes.append(cos[0][1])
+        if not votes:
+            return None
+        best = statistics.mode(votes)
+        return best if votes.count(best) >= self.config.seat_share * len(origins) else None
 
     def _due_restacks(self, t: float, events: list[Event]) -> list[Event]:
         """Same-card restacks whose hold is over, as moves. A Khmer turn is one action: an
