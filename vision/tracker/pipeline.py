@@ -73,7 +73,7 @@ class TrackerConfig:
     deck_fallback_min_p: float | None = 0.15
     # The deck prior is on for the market (used only in games known to play one deck):
     # measured with the round-6 reader, datasets/README.md. One-for-one swaps in play
-    # (`FilterConfig.one_for_one_swaps`): measured on 51 recordings, datasets/README.md
+    # (`FilterConfig.one_for_one_swaps`): measured on 60 recordings, datasets/README.md
     # ("A swap beside a card it hid").
     market_filter: FilterConfig = field(default_factory=lambda: FilterConfig(allowed_sizes=(4,), deck_prior=0.05, one_for_one_swaps=True))
     # Khmer rows, piles and discards. A card appears there only when a player lays it, so a
@@ -494,13 +494,11 @@ class TablePipeline:
         seats = self._masks.layout.seats
         x1, y1, x2, y2 = self._masks.boxes[zone]
         cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
+        ways = {n: _unit(s.at[0] - cx, s.at[1] - cy) for n, s in seats.items()}
         votes: list[str] = []
         for ox, oy in origins:
-            v = np.array([ox - cx, oy - cy])
-            if np.hypot(*v) < 1.0:
-                continue
-            cos = sorted(((float(np.dot(v, u) / (np.hypot(*v) * np.hypot(*u) + 1e-9)), n)
-                          for n, s in seats.items() for u in [np.array([s.at[0] - cx, s.at[1] - cy])]), reverse=True)  # fmt: skip
+            arm = _unit(ox - cx, oy - cy)
+            cos = sorted(((float(arm @ way), n) for n, way in ways.items()), reverse=True)
             if len(cos) > 1 and cos[0][0] - cos[1][0] >= margin:
                 votes.append(cos[0][1])
         if not votes:
@@ -594,6 +592,12 @@ class TablePipeline:
 
 
 # ---- helpers ---------------------------------------------------------------------------
+def _unit(dx: float, dy: float) -> np.ndarray:
+    """(dx, dy) scaled to length 1 (zero stays zero)."""
+    n = float(np.hypot(dx, dy))
+    return np.array([dx, dy]) / n if n > 1e-9 else np.zeros(2)
+
+
 def _seat_layout(layout: Layout, players: list[str], khmer: bool) -> Layout:
     """The layout with seats named as the header's players (by name, else by order)."""
     if all(p in layout.seats for p in players) and (not khmer or all(p in layout.khmer for p in players)):
