@@ -501,10 +501,7 @@ class TablePipeline:
             cos = sorted(((float(arm @ way), n) for n, way in ways.items()), reverse=True)
             if len(cos) > 1 and cos[0][0] - cos[1][0] >= margin:
                 votes.append(cos[0][1])
-        if not votes:
-            return None
-        best = statistics.mode(votes)
-        return best if votes.count(best) >= self.config.seat_share * len(origins) else None
+        return self._seat_vote(votes, len(origins))
 
     def _due_restacks(self, t: float, events: list[Event]) -> list[Event]:
         """Same-card restacks whose hold is over, as moves. A Khmer turn is one action: an
@@ -558,10 +555,14 @@ class TablePipeline:
             d = sorted((float(np.hypot(ox - s.at[0], oy - s.at[1])), n) for n, s in seats.items())
             if d[0][0] < self.config.seat_ratio * d[1][0]:
                 votes.append(d[0][1])
+        return self._seat_vote(votes, len(origins))
+
+    def _seat_vote(self, votes: list[str], samples: int) -> str | None:
+        """The seat most of an arm's `samples` voted for, when it won `seat_share` of them."""
         if not votes:
             return None
         best = statistics.mode(votes)
-        return best if votes.count(best) >= self.config.seat_share * len(origins) else None
+        return best if votes.count(best) >= self.config.seat_share * samples else None
 
     # ---- state -----------------------------------------------------------------------
     def _state(self, t: float) -> TableState:
