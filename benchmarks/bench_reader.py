@@ -209,9 +209,9 @@ def speed(reader, model_dir: Path, images: list[np.ndarray], baseline: bool) -> 
     if reader.meta.detector_bf16_file:
         from vision.reader.reader import CardReader
 
-        bf16_loaded = reader.detector_file != reader.meta.detector_file
-        other_key = "reader_full_int8_detector" if bf16_loaded else "reader_full_bf16_detector"
-        other = CardReader.from_meta(model_dir, reader.meta, precision="int8" if bf16_loaded else "bf16")
+        float_loaded = reader.detector_file != reader.meta.detector_file
+        other_key = "reader_full_int8_detector" if float_loaded else "reader_full_float_detector"
+        other = CardReader.from_meta(model_dir, reader.meta, precision="int8" if float_loaded else "auto")
         times[other_key] = []
         other.read(images[0])
     twin = float_twin(reader, model_dir)
@@ -254,7 +254,7 @@ def speed(reader, model_dir: Path, images: list[np.ndarray], baseline: bool) -> 
         res["speedup_vs_baseline"] = round(base / res["reader_full"]["median_ms"], 2)
         if "reader_corners_only" in res:
             res["speedup_corners_only_vs_baseline"] = round(base / res["reader_corners_only"]["median_ms"], 2)
-        for key, name in (("reader_full_int8_detector", "int8"), ("reader_full_bf16_detector", "bf16")):
+        for key, name in (("reader_full_int8_detector", "int8"), ("reader_full_float_detector", "float")):
             if key in res:
                 res[f"speedup_{name}_detector_vs_baseline"] = round(base / res[key]["median_ms"], 2)
     res["detector_file"] = reader.detector_file
@@ -316,7 +316,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--det-conf", type=float, help="override reader.json detector_conf")
     ap.add_argument("--min-index-p", type=float, help="override reader.json min_index_p")
     ap.add_argument("--precision", choices=PRECISIONS, default="auto",
-                    help="detector precision (CardReader.load): auto = bf16 where the CPU computes it natively, else INT8")
+                    help="detector precision (CardReader.load): auto = the float detector, bf16 where the CPU computes it natively, else f32")
     ap.add_argument("--skip-speed", action="store_true", help="accuracy only")
     ap.add_argument("--skip-accuracy", action="store_true", help="speed only (run it on a quiet machine)")
     ap.add_argument("--out", help="JSON report path (default: benchmarks/results/reader.json, or reader_speed.json "

@@ -36,7 +36,7 @@ def main() -> int:
     ap.add_argument("--reassign", default=None, help="comma-separated reassign_below values for the fused rows (default: the model's)")
     ap.add_argument("--deck", choices=("full", "khmer", "piquet"), default="full", help="cards on the tables (a game's deck)")
     ap.add_argument("--precision", choices=PRECISIONS, default="auto",
-                    help="detector precision (CardReader.load): auto = bf16 where the CPU computes it natively, else INT8")
+                    help="detector precision (CardReader.load): auto = the float detector, bf16 where the CPU computes it natively, else f32")
     args = ap.parse_args()
 
     from bench_reader import held_out_decks

@@ -271,3 +271,46 @@ def test_the_pair_tables_agree_with_same_card(seed: int) -> None:
         for j in range(len(obs)):
             if i != j:
                 assert bool(t.same_card[i, j]) == same_card(obs[i], obs[j], GEOM), (i, j)
+
+
+def four_corner_indices(card: str, centre: tuple[float, float], angle_deg: float) -> list[IndexObs]:
+    """An ideal card of a deck that prints its index in all four corners: the two of
+    `card_indices` plus their mirror images (top-right reads upright, bottom-left turned)."""
+    tl, br = card_indices(card, centre, angle_deg)
+    assert tl.up is not None
+    up = np.array(tl.up)
+    right = np.array([-up[1], up[0]])
+    shift = right * 2 * GEOM.cx * S  # from the top-left index to the top-right one
+
+    def moved(o: IndexObs, d: np.ndarray, p: float) -> IndexObs:
+        x1, y1, x2, y2 = o.box
+        return IndexObs((x1 + d[0], y1 + d[1], x2 + d[0], y2 + d[1]), card, p, o.up)
+
+    return [moved(tl, shift, 0.9), moved(tl, 0 * shift, 0.6), moved(br, -shift, 0.6), moved(br, 0 * shift, 0.6)]
+
+
+@pytest.mark.parametrize("angle", [0, 15, 90, 200])
+def test_a_four_corner_card_is_placed_from_all_its_corners(angle: float) -> None:
+    """The surest corner is the top-right one: alone it puts the card beside itself. Its
+    other corners, dropped as the same identity, still place the outline on the card."""
+    obs = four_corner_indices("KC", (300, 300), angle)
+    cards = group_indices(obs, GEOM)
+    assert [c.card for c in cards] == ["KC"]
+    assert len(cards[0].members) == 4
+    assert cards[0].quad is not None
+    assert np.linalg.norm(cards[0].quad.mean(axis=0) - np.array([300, 300])) < 0.2 * S
+    # the top-right corner alone would have put it more than an index width away
+    alone = group_indices(obs[:1], GEOM)[0]
+    assert alone.quad is not None and np.linalg.norm(alone.quad.mean(axis=0) - np.array([300, 300])) > S
+
+
+def test_a_stray_read_of_the_same_card_does_not_move_its_outline() -> None:
+    """One deck: a far-off index read as the same card is dropped and lends nothing; one
+    within reach that does not fit inside the merged outline lends nothing either."""
+    tl, br = card_indices("9H", (300, 300), 0)
+    x1, y1, x2, y2 = tl.box
+    for dx, dy in ((40 * S, 0), (-2 * S, S)):
+        stray = IndexObs((x1 + dx, y1 + dy, x2 + dx, y2 + dy), "9H", 0.3, tl.up)
+        cards = group_indices([tl, br, stray], GEOM)
+        assert [c.card for c in cards] == ["9H"] and len(cards[0].members) == 2
+        assert cards[0].quad is not None and np.linalg.norm(cards[0].quad.mean(axis=0) - np.array([300, 300])) < 1

@@ -149,15 +149,18 @@ def test_a_heic_photo_gets_a_hint_not_a_generic_error(tmp_path: Path) -> None:
 
 
 def test_detector_precision_choice(monkeypatch: pytest.MonkeyPatch) -> None:
-    """bf16 detector only where the CPU computes bf16 natively (or when asked), else INT8."""
+    """The float detector wherever the model ships one: bf16 where the CPU computes it
+    natively, f32 elsewhere; INT8 only when asked (it reads small indices worse)."""
     import vision.reader.reader as reader_mod
 
     meta = ReaderMeta(detector_file="d_int8.xml", detector_bf16_file="d.xml")
     monkeypatch.setattr(reader_mod, "cpu_float_precision", lambda: "f32")
-    assert detector_choice(meta) == ("d_int8.xml", None)
+    assert detector_choice(meta) == ("d.xml", "f32")
     assert detector_choice(meta, "bf16") == ("d.xml", "bf16")
+    assert detector_choice(meta, "int8") == ("d_int8.xml", None)
     monkeypatch.setattr(reader_mod, "cpu_float_precision", lambda: "bf16")
     assert detector_choice(meta) == ("d.xml", "bf16")
+    assert detector_choice(meta, "f32") == ("d.xml", "f32")
     assert detector_choice(meta, "int8") == ("d_int8.xml", None)
     # a model folder without a float detector always loads its one file
     assert detector_choice(ReaderMeta(detector_file="d_int8.xml"), "bf16") == ("d_int8.xml", None)

@@ -383,7 +383,7 @@ def group_indices(
         if allowed is None or o.card in allowed:
             by_card.setdefault(o.card, []).append(o)
     groups = [_make_group(card, [items[i] for i in c], geom) for card, items in by_card.items() for c in _components(items, geom)]
-    return _keep_per_identity(groups, two_decks)
+    return _keep_per_identity(groups, two_decks, geom)
 
 
 def _keep_per_identity(
@@ -401,7 +401,44 @@ def _keep_per_identity(
         kept = g if len(held.get(g.card, [])) < cap else _reread(g, held, cap, geom, labels)
         if kept is not None:
             held.setdefault(kept.card, []).append(kept)
+        elif not two_decks:
+            _absorb(held[g.card][0], g, geom or CardGeometry())
     return sorted((g for gs in held.values() for g in gs), key=lambda g: -g.confidence)
+
+
+def _absorb(holder: CardGroup, part: CardGroup, geom: CardGeometry) -> None:
+    """A dropped group of the holder's identity that lies on the holder's card (one deck: it
+    is the same card) lends the holder its corners, so the outline is placed from all of them.
+
+    Decks that print an index in all four corners: the top-right index, taken for a
+    top-left one, puts the card beside itself, and its true mirror partner (bottom-left) is
+    no partner by geometry, so the card came out as one group per corner pair and the
+    surest one alone, often the wrong side, gave the box. With every corner the outline is
+    set by the farthest opposite pair, a true diagonal (`_make_group`). The new outline is
+    kept only when every corner sits at one of its four index places, so a stray read of the
+    same identity near the card cannot drag it away; identity and confidence stay the
+    holder's."""
+    reach = geom.height * float(np.mean([m.size for m in holder.members]))
+    if any(float(np.linalg.norm(m.centre - _index_centre(holder))) > reach for m in part.members):
+        return
+    members = holder.members + part.members
+    quad = _make_group(holder.card, members, geom).quad
+    if quad is None or not all(_at_a_corner(quad, m, geom) for m in members):
+        return
+    holder.members, holder.quad = members, quad
+
+
+def _at_a_corner(quad: np.ndarray, obs: IndexObs, geom: CardGeometry, tolerance: float = 0.6) -> bool:
+    """`obs` sits within `tolerance` index sizes of one of the four places a corner index has
+    on the card `quad` (`predicted_quad`'s outline: (±cx, ±cy) index sizes from its centre)."""
+    q = quad.astype(np.float64)
+    across, along = q[1] - q[0], q[3] - q[0]
+    size = float(np.linalg.norm(across)) / geom.width
+    right = across / max(float(np.linalg.norm(across)), 1e-9)
+    down = along / max(float(np.linalg.norm(along)), 1e-9)
+    centre = q.mean(axis=0)
+    places = [centre + (right * sx * geom.cx + down * sy * geom.cy) * size for sx in (-1, 1) for sy in (-1, 1)]
+    return min(float(np.linalg.norm(obs.centre - p)) for p in places) <= tolerance * size
 
 
 def _reread(

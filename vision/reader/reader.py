@@ -39,10 +39,10 @@ class ReaderMeta:
     """Everything the runtime needs to know about a shipped model (models/reader.json)."""
 
     detector_file: str = "index_detector.xml"
-    # The float detector, loaded instead of `detector_file` on CPUs where OpenVINO computes
-    # float models in bfloat16 by default (AMX matrix units): there it beats the INT8 file
-    # (measured 2026-12-02: network 5.4 vs 7.9 ms, whole frame ~3 ms less). None: always
-    # `detector_file`. `CardReader.load(precision=...)` overrides the choice.
+    # The float detector, loaded instead of `detector_file` by default (`detector_choice`):
+    # in bf16 where OpenVINO computes float models so by default (AMX: it also beats the INT8
+    # file there, network 5.4 vs 7.9 ms, 2026-12-02), in f32 elsewhere (INT8 reads small
+    # indices worse). None: always `detector_file`. `CardReader.load(precision=...)` overrides.
     detector_bf16_file: str | None = None
     detector_input_hw: tuple[int, int] = (384, 640)
     detector_conf: float = 0.25
@@ -155,8 +155,8 @@ class CardReader:
     @classmethod
     def load(cls, model_dir: str | Path | None = None, threads: int = 2, precision: str = "auto") -> CardReader:
         """Load the shipped model (default: the repo's models/). Raises ModelError (one line).
-        precision: the detector's, "auto" (bf16 where the CPU computes it natively and the
-        model ships a float detector, else the INT8 file), "int8" or "bf16"."""
+        precision: the detector's, "auto" (the float detector where the model ships one, in
+        bf16 where the CPU computes it natively, else f32), "int8", "bf16" or "f32"."""
         root = Path(model_dir) if model_dir is not None else DEFAULT_MODEL_DIR
         meta_path = root / META_FILE
         if not root.is_dir():
@@ -430,17 +430,26 @@ class CardReader:
         return fuse_bodies(det, reads, self.meta.ranks, self.meta.suits, self.meta.body_fusion, two_decks)
 
 
-PRECISIONS = ("auto", "int8", "bf16")
+PRECISIONS = ("auto", "int8", "bf16", "f32")
 
 
 def detector_choice(meta: ReaderMeta, precision: str = "auto") -> tuple[str, str | None]:
-    """(detector file, OpenVINO precision hint) for `precision` (one of PRECISIONS)."""
+    """(detector file, OpenVINO precision hint) for `precision` (one of PRECISIONS).
+
+    "auto" loads the float detector wherever the model ships one, in bf16 where the CPU
+    computes it natively and in f32 elsewhere. It used to take the INT8 file on CPUs without
+    native bf16 (faster there), but INT8 reads small indices worse: on a CPU without AVX-512
+    the Kemps sample filmed at 640x360 lost its deal (6H read as 8H) and a reveal (event F1
+    0.667 vs 1.0 with the float file in f32 or bf16; reproduced here with precision="int8",
+    2026-12-06). Reading right comes first; "int8" stays for speed by choice."""
     if precision not in PRECISIONS:
         raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}, not {precision!r}")
-    bf16 = meta.detector_bf16_file
-    if bf16 is None or precision == "int8" or (precision == "auto" and cpu_float_precision() != "bf16"):
+    float_file = meta.detector_bf16_file
+    if float_file is None or precision == "int8":
         return meta.detector_file, None
-    return bf16, "bf16"
+    if precision == "auto":
+        precision = "bf16" if cpu_float_precision() == "bf16" else "f32"
+    return float_file, precision
 
 
 def merge_indices(indices: list[IndexObs], iou: float) -> list[IndexObs]:
