@@ -211,7 +211,9 @@ def test_small_cards_are_read_enlarged(reader: CardReader) -> None:
     again from an enlarged copy. Measured 2026-12-02 (right / extra / missed, F1): INT8
     detector 9 / 1 / 3 (0.82), 2 of 3 enlarged, at their own size 9 / 3 / 3 (0.75); bf16
     detector 10 / 3 / 2 (0.80), 3 of 3 enlarged, own size 0.78. (At 0.7, the bf16 detector's
-    boxes, ~7 % larger, stay just over the enlarging threshold.) Boxes come back in the
+    boxes, ~7 % larger, stay just over the enlarging threshold.) 2026-12-06, f32 detector (the
+    default without native bf16): 10 / 2 / 2 (0.83); its KC, a four-corner card, lay half
+    outside the image until grouping placed it from all its corners. Boxes come back in the
     shrunken image's pixels; at the camera's own scale nothing is enlarged."""
     assert reader.meta.camera_index_px is not None
     tp = fp = fn = enlarged = 0
