@@ -40,3 +40,22 @@ def test_no_command_prints_help_and_fails() -> None:
     proc = subprocess.run([sys.executable, "-m", "referee"], capture_output=True, text=True)
     assert proc.returncode == 2
     assert "usage" in proc.stdout.lower()
+
+
+def test_every_reader_command_takes_the_same_precision_flag() -> None:
+    """`--precision` means the same on each subcommand that loads the card reader, with the
+    reader's own choices (the parser names them without importing the reader)."""
+    from referee.cli.main import READER_PRECISIONS
+    from vision.reader.reader import PRECISIONS
+
+    assert set(READER_PRECISIONS) == set(PRECISIONS)
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.dest == "command")
+    for name in ("serve", "watch", "read", "eval"):
+        (flag,) = [a for a in sub.choices[name]._actions if "--precision" in a.option_strings]
+        assert flag.default == "auto" and tuple(flag.choices) == READER_PRECISIONS, name
+
+
+def test_a_wrong_precision_is_refused_by_the_parser() -> None:
+    proc = subprocess.run([sys.executable, "-m", "referee", "read", "x.jpg", "--precision", "fp16"], capture_output=True, text=True)
+    assert proc.returncode == 2 and "invalid choice" in proc.stderr

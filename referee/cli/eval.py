@@ -7,6 +7,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from referee.cli.main import add_precision_arg
+
 
 def register(subparsers: Any) -> None:
     p = subparsers.add_parser(
@@ -24,6 +26,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--out", default="runs/eval", help="report folder for metrics.json and report.html (default: runs/eval)")
     p.add_argument("--workers", type=int, default=1, help="recordings evaluated in parallel (default: 1; the machine has few cores)")
     p.add_argument("--model", default=None, help="card reader model folder (default: the reader's own default)")
+    add_precision_arg(p)
     p.add_argument(
         "--tolerance", type=float, default=1.0,
         help="time tolerance in seconds for matching events, also the market slack around a truth change "
@@ -81,11 +84,11 @@ def run(args: argparse.Namespace) -> int:
             from vision.reader.runtime import ModelError
 
             try:
-                CardReader.load(args.model)  # fail fast: a missing model is one line, not a traceback
+                CardReader.load(args.model, precision=args.precision)  # fail fast: a missing model is one line, not a traceback
             except ModelError as exc:
                 raise CliError(f"{exc} (train one, pass --model DIR, or use --oracle-reader to measure the tracker alone)") from None
         opts = RunOptions(
-            model_dir=args.model, tolerance_s=args.tolerance, progress=True, oracle=args.oracle_reader,
+            model_dir=args.model, precision=args.precision, tolerance_s=args.tolerance, progress=True, oracle=args.oracle_reader,
             oracle_noise=args.oracle_noise,
         )  # fmt: skip
         recs = run_all(roots, opts, workers=args.workers)
@@ -95,6 +98,7 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(f"cannot run the pipeline: {exc}") from None
     summary = summarize(recs, args.tolerance)
     flags = f" --workers {args.workers}" + (f" --model {args.model}" if args.model else "")
+    flags += f" --precision {args.precision}" if args.precision != "auto" else ""
     flags += f" --tolerance {args.tolerance}" + (" --oracle-reader" if args.oracle_reader else "")
     flags += f" --oracle-noise '{args.oracle_noise}'" if args.oracle_noise else ""
     info = {"dataset": str(args.dataset), "command": f"referee eval {args.dataset} --out {args.out}{flags}"}

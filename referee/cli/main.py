@@ -36,6 +36,21 @@ class CliError(Exception):
     """A user-facing error: printed as one line, exit code 2."""
 
 
+# The card reader's detector precisions, as `vision.reader.reader.PRECISIONS` (kept equal by a
+# test; named here so that building the parser imports no numpy or OpenVINO).
+READER_PRECISIONS: tuple[str, ...] = ("auto", "int8", "bf16", "f32")
+
+
+def add_precision_arg(p: argparse.ArgumentParser) -> None:
+    """`--precision`, the same on every subcommand that loads the card reader."""
+    p.add_argument(
+        "--precision", choices=READER_PRECISIONS, default="auto",
+        help="card reader's detector precision: auto (default) = the float detector, in bf16 where "
+        "the CPU computes it natively, else f32; int8 = faster on CPUs without AVX-512 but reads "
+        "small cards worse (models/MODEL_CARD.md, 'Detector precision')",
+    )  # fmt: skip
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="referee",

@@ -7,7 +7,7 @@ import json
 import sys
 
 from referee.cards import DECK_KINDS
-from referee.cli.main import CliError
+from referee.cli.main import CliError, add_precision_arg
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -22,6 +22,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("images", nargs="+", metavar="IMAGE", help="image files (anything OpenCV reads)")
     p.add_argument("--json", action="store_true", help='one JSON object per line: {"image", "cards": [{"card", "confidence", "box"}]}')
     p.add_argument("--model", help="model folder with reader.json (default: the repo's models/)")
+    add_precision_arg(p)
     p.add_argument("--two-decks", action="store_true", help="two-deck game: identical cards may appear twice")
     p.add_argument(
         "--deck", choices=DECK_KINDS, default="standard",
@@ -44,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
     allowed = deck_identities(args.deck)
 
     try:
-        reader = CardReader.load(args.model)
+        reader = CardReader.load(args.model, precision=args.precision)
     except ModelError as exc:
         raise CliError(str(exc)) from None
     failed = 0

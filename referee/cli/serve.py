@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from referee.cli.main import CliError
+from referee.cli.main import CliError, add_precision_arg
 
 REPO = Path(__file__).resolve().parents[2]
 SAMPLES = REPO / "datasets" / "samples"
@@ -39,6 +39,7 @@ def register(sub: Any) -> None:
                         "runs/serve/demo-TIME.sqlite); an existing one resumes exactly where it was")
     p.add_argument("--layout", help="table layout (name in configs/layouts/ or a YAML file)")
     p.add_argument("--model", type=Path, help="card reader model folder (default: the bundled export)")
+    add_precision_arg(p)
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only)")
     p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     p.add_argument("--lan", action="store_true",
@@ -215,7 +216,7 @@ def run(args: argparse.Namespace) -> int:
     settings = ServerSettings(
         db_path=db, header=header, source=source, host=host, port=args.port, lan=args.lan,
         join_code=args.join_code or stable_join_code(db, new_join_code), public_url=public_url,
-        layout_path=Path(layout) if layout else None, model_dir=args.model,
+        layout_path=Path(layout) if layout else None, model_dir=args.model, precision=args.precision,
         voice=not args.no_voice, call_window_s=args.call_window,
     )
     return serve(settings)

@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from referee.cli.main import CliError
+from referee.cli.main import CliError, add_precision_arg
 
 GAMES = ("kemps", "kems", "khmer")
 
@@ -27,6 +27,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--camera", type=int, metavar="N", help="webcam index instead of a video")
     p.add_argument("--layout", metavar="FILE", help="layout YAML or name in configs/layouts (default: from the recording or the game)")
     p.add_argument("--model", metavar="DIR", help="card-reader model folder (default: the repo's models/)")
+    add_precision_arg(p)
     p.add_argument("--json", action="store_true", help='one JSON object per line, e.g. {"type": "swap", "give": "2C", "take": "KD", "t": 12.3}')
     p.add_argument("--game", choices=GAMES, help="game when there is no recording header (default kemps)")
     p.add_argument("--players", metavar="P,P,…", help="seats in play order when there is no recording header (default N,E,S,W; Khmer S,N)")
@@ -54,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
     except CaptureError as exc:
         raise CliError(str(exc)) from None
     try:
-        reader = _load_reader(args.model)
+        reader = _load_reader(args.model, args.precision)
     except CliError:
         source.close()
         raise
@@ -136,11 +137,11 @@ def _recording_info(args: argparse.Namespace) -> tuple[dict[str, Any], str, Path
     return dict(header), layout_ref, video
 
 
-def _load_reader(model: str | None) -> Any:
+def _load_reader(model: str | None, precision: str = "auto") -> Any:
     from vision.reader.reader import CardReader
 
     try:
-        return CardReader.load(model)
+        return CardReader.load(model, precision=precision)
     except Exception as exc:  # ModelError and friends: one line for the user
         raise CliError(str(exc).splitlines()[0] if str(exc) else type(exc).__name__) from None
 

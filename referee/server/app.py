@@ -65,7 +65,7 @@ def live_pipeline(settings: ServerSettings, layout: Any, fps: float) -> Pipeline
     from vision.reader.reader import CardReader
     from vision.tracker.pipeline import TablePipeline
 
-    reader = CardReader.load(settings.model_dir)
+    reader = CardReader.load(settings.model_dir, precision=settings.precision)
     return TablePipeline(layout, reader, settings.header, fps)
 
 

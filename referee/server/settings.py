@@ -46,6 +46,7 @@ class ServerSettings:
     source: VideoSource = field(default_factory=VideoSource)
     layout_path: Path | None = None
     model_dir: Path | None = None
+    precision: str = "auto"  # the card reader's detector precision (`CardReader.load`)
     host: str = "127.0.0.1"
     port: int = 8000
     lan: bool = False

@@ -24,6 +24,7 @@ from vision.evaluate.dataset import DatasetError, Recording, load_recording
 @dataclass(slots=True)
 class RunOptions:
     model_dir: str | None = None
+    precision: str = "auto"  # the reader's detector precision (`CardReader.load`)
     tolerance_s: float = 1.0
     progress: bool = True
     oracle: bool = False  # read cards from the truth (measures the tracker alone)
@@ -169,7 +170,7 @@ def evaluate_recording(root: str | Path, opts: RunOptions, on_frame: Callable[[i
         noise = ReadNoise.parse(opts.oracle_noise) if opts.oracle_noise else None
         reader: Any = OracleReader(rec, int(rec.meta.get("frames") or 0), noise)
     else:
-        reader = CardReader.load(opts.model_dir)
+        reader = CardReader.load(opts.model_dir, precision=opts.precision)
     truth_results, truth_standings, truth_rejected = truth_outcome(rec)
 
     tracker_header = dict(rec.header)
@@ -293,7 +294,8 @@ def evaluate_recording(root: str | Path, opts: RunOptions, on_frame: Callable[[i
 
 def _reader_name(opts: RunOptions) -> str:
     if not opts.oracle:
-        return opts.model_dir or "models/"
+        name = opts.model_dir or "models/"
+        return name if opts.precision == "auto" else f"{name} ({opts.precision} detector)"
     if opts.oracle_noise:
         from vision.evaluate.oracle import ReadNoise
 
