@@ -23,7 +23,7 @@ def test_annotate_writes_a_loadable_draft(tmp_path: Path, monkeypatch: pytest.Mo
     args = parser.parse_args(["--game", "kemps", "--minutes", "0.3", "--seed", "2", "--out", str(src), "--fps", "4",
                               "--size", "320x180", "--decks", "procedural:2000002", "--card-every", "0.25"])  # fmt: skip
     assert video_cli.run(args) == 0
-    monkeypatch.setattr(vision.reader.reader.CardReader, "load", classmethod(lambda cls, model_dir=None: OracleReader(src)))
+    monkeypatch.setattr(vision.reader.reader.CardReader, "load", classmethod(lambda cls, model_dir=None, **_: OracleReader(src)))
     calls = tmp_path / "calls.jsonl"
     calls.write_text(json.dumps({"type": "call", "call": "cut", "by": "N", "target": "E", "t": 10.0}) + "\n")
     out = tmp_path / "mine" / "game1"

@@ -107,7 +107,7 @@ def run_eval(recording: Path, tmp: Path, monkeypatch: pytest.MonkeyPatch, delay:
     TruthPipeline.truth = load_recording(recording).events
     VISIBLE_DELAY.update(value=delay, drop_first_swap=drop)
     monkeypatch.setattr(vision.tracker.pipeline, "TablePipeline", TruthPipeline)
-    monkeypatch.setattr(vision.reader.reader.CardReader, "load", classmethod(lambda cls, model_dir=None: OracleReader(recording)))
+    monkeypatch.setattr(vision.reader.reader.CardReader, "load", classmethod(lambda cls, model_dir=None, **_: OracleReader(recording)))
     out = tmp / "report"
     assert main(["eval", str(recording), "--out", str(out)]) == 0
     assert (out / "report.html").read_text().count("data:image/png;base64,") >= 3
