@@ -353,7 +353,7 @@ def main(argv: list[str] | None = None) -> int:
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(report, indent=1))
     acc = report.get("accuracy", {"per_family": {}, "overall_random_tables": None, "cascades_and_hands": None})
-    print(f"{'family':34s} frames   P      R      F1    exact  idx_ok idx_miss")
+    print(f"{'family':34s} frames   P      R      F1    exact  idx_ok idx_miss  boxIoU IoU>=.5")
     for fam, r in [*acc["per_family"].items(), ("ALL random tables", acc["overall_random_tables"]),
                    ("cascades + hands", acc["cascades_and_hands"]),
                    *[(f"photos, {k.replace('_', ' ')}", v) for k, v in acc.get("photos", {}).items()],
@@ -361,12 +361,16 @@ def main(argv: list[str] | None = None) -> int:
         if r is None:
             continue
         print(f"{fam:34s} {r['frames']:5d}  {r['precision']:.3f}  {r['recall']:.3f}  {r['f1']:.3f}  {r['exact_frames']:.2f}"
-              f"   {r['index_read_ok']:.3f}  {r['index_missed']:.3f}")
+              f"   {r['index_read_ok']:.3f}  {r['index_missed']:.3f}   {_f(r.get('box_iou_mean'))}  {_f(r.get('box_iou_over_0.5'))}")
     print(json.dumps(report.get("speed")))
     if "detector_map" in report:
         print(json.dumps(report["detector_map"]))
     print(f"report: {out}")
     return 0
+
+
+def _f(v: float | None) -> str:
+    return "  -  " if v is None else f"{v:.3f}"
 
 
 if __name__ == "__main__":

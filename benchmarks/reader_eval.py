@@ -3,7 +3,9 @@
 Truth: every face-up card with at least one corner index labelled visible (the composer
 labels an index when >= 60 % of it shows). A predicted card is a true positive when it
 names a truth card and one of its index boxes overlaps one of that card's index boxes
-(IoU >= 0.3) or its centre lies on that card; each truth card is matched once.
+(IoU >= 0.3) or its centre lies on that card; each truth card is matched once. For each
+match, the IoU of the card box with the true card's box (both clipped to the image) says
+how well the box was placed (`box_iou_mean`, `box_iou_over_0.5`).
 """
 
 from __future__ import annotations
@@ -23,6 +25,9 @@ class Score:
     frames: int = 0
     exact_frames: int = 0  # frames read with no error at all
     confusion: Counter = field(default_factory=Counter)  # (truth, predicted) index readings
+    # Box quality of the true positives: IoU of each matched card's box with its true card's
+    # box, both clipped to the image (a photo shows only what is in it)
+    box_ious: list[float] = field(default_factory=list)
 
     def add(self, other: Score) -> None:
         self.tp += other.tp
@@ -31,6 +36,7 @@ class Score:
         self.frames += other.frames
         self.exact_frames += other.exact_frames
         self.confusion.update(other.confusion)
+        self.box_ious += other.box_ious
 
     @property
     def precision(self) -> float:
@@ -54,7 +60,17 @@ class Score:
             "frames": self.frames, "tp": self.tp, "fp": self.fp, "fn": self.fn,
             "precision": round(self.precision, 4), "recall": round(self.recall, 4), "f1": round(self.f1, 4),
             "exact_frames": round(self.exact_frames / max(self.frames, 1), 4),
+            "box_iou_mean": round(float(np.mean(self.box_ious)), 4) if self.box_ious else None,
+            "box_iou_over_0.5": round(float(np.mean(np.array(self.box_ious) >= 0.5)), 4) if self.box_ious else None,
         }  # fmt: skip
+
+
+def _clipped_iou(box: np.ndarray, quad: np.ndarray, hw: tuple[int, ...]) -> float:
+    """IoU of a card box with a true card outline's box, both clipped to an h×w image."""
+    h, w = hw[:2]
+    truth = np.array([quad[:, 0].min(), quad[:, 1].min(), quad[:, 0].max(), quad[:, 1].max()], np.float64)
+    a, b = (np.clip(np.asarray(v, np.float64), 0, [w, h, w, h]) for v in (box, truth))
+    return _iou(a, b)
 
 
 def _iou(a: np.ndarray, b: np.ndarray) -> float:
@@ -98,6 +114,7 @@ def score_frame(scene, det, indices=None) -> Score:  # noqa: ANN001
         else:
             s.tp += 1
             free.discard(hit)
+            s.box_ious.append(_clipped_iou(det.xyxy[i], truth[hit]["quad"], scene.image.shape[:2]))
     s.fn = len(free)
     s.exact_frames = int(s.fp == 0 and s.fn == 0)
     if indices is not None:

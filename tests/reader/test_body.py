@@ -6,7 +6,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.reader.body import BodyFusion, BodyReads, card_outlines, fuse_bodies, order_quad, rectify
+from vision.reader.body import BodyFusion, BodyReads, card_outlines, fuse_bodies, order_quad, rectify, snap_to_outlines
 from vision.reader.labels import RANKS, SUITS, split_card
 from vision.types import CardDetections
 
@@ -147,3 +147,45 @@ def test_an_added_card_never_repeats_an_identity_in_a_one_deck_game() -> None:
     det = _corner("7H", (("7H", 0.8),), at=(600, 600))  # the same card, its corners read elsewhere
     assert fuse_bodies(det, _reads([QUAD_A], ["7H"]), RANKS, SUITS).cards == ["7H"]
     assert sorted(fuse_bodies(det, _reads([QUAD_A], ["7H"]), RANKS, SUITS, two_decks=True).cards) == ["7H", "7H"]
+
+
+def _rect(x1: float, y1: float, x2: float, y2: float) -> np.ndarray:
+    return np.array([[x1, y1], [x2, y1], [x2, y2], [x1, y2]], np.float32)
+
+
+def _predicted(card: str, quad: np.ndarray, index: tuple[float, float, float, float]) -> CardDetections:
+    x1, y1 = quad.min(0)
+    x2, y2 = quad.max(0)
+    return CardDetections(np.array([[x1, y1, x2, y2]]), np.array([0.9]), [card], [[index]], quads=quad[None])
+
+
+def test_a_card_takes_its_box_from_the_outline_that_holds_it() -> None:
+    """Predicted from a typical shape, the card sits 10 px off and is 15 % too small; the
+    found outline around its index is the box it gets. Identity and confidence stay."""
+    det = _predicted("7H", _rect(110, 110, 180, 210), (112, 112, 122, 130))
+    outline = _rect(100, 100, 180, 215)
+    out = snap_to_outlines(det, [outline], (720, 1280))
+    np.testing.assert_allclose(out.xyxy[0], [100, 100, 180, 215])
+    np.testing.assert_allclose(out.quads[0], outline)
+    assert out.cards == ["7H"] and out.confidence[0] == pytest.approx(0.9)
+
+
+def test_an_outline_that_does_not_fit_the_card_leaves_its_box() -> None:
+    """Too big (a region around several cards), too far off, or holding a second card's
+    index: the predicted box stays."""
+    det = _predicted("7H", _rect(110, 110, 180, 210), (112, 112, 122, 130))
+    for outline in (_rect(100, 100, 400, 400), _rect(60, 100, 140, 215)):
+        np.testing.assert_allclose(snap_to_outlines(det, [outline], (720, 1280)).xyxy, det.xyxy)
+    two = CardDetections(
+        np.array([[110, 110, 180, 210], [150, 150, 220, 250]]), np.array([0.9, 0.8]), ["7H", "8S"],
+        [[(112, 112, 122, 130)], [(152, 152, 162, 170)]], quads=np.stack([_rect(110, 110, 180, 210), _rect(150, 150, 220, 250)]),
+    )  # fmt: skip
+    np.testing.assert_allclose(snap_to_outlines(two, [_rect(100, 100, 185, 215)], (720, 1280)).xyxy, two.xyxy)
+
+
+def test_the_image_frame_is_no_card_outline() -> None:
+    """A close-up: the card fills most of a 230×200 image and the outline search returns
+    the image's own border; the card keeps its predicted box."""
+    det = _predicted("7H", _rect(20, 10, 200, 220), (22, 12, 40, 40))
+    np.testing.assert_allclose(snap_to_outlines(det, [_rect(-2, -2, 200, 230)], (230, 200)).xyxy, det.xyxy)
+    np.testing.assert_allclose(snap_to_outlines(det, [_rect(15, 8, 200, 222)], (230, 200)).xyxy, [[15, 8, 200, 222]])

@@ -344,3 +344,53 @@ def fuse_bodies(
         quads=np.stack([r["quad"] if r["quad"] is not None else box_quad(r["xyxy"]) for r in rows]),
         alternatives=[r["alts"] for r in rows],
     )  # fmt: skip
+
+
+def snap_to_outlines(
+    det: CardDetections, quads: list[np.ndarray], image_hw: tuple[int, ...], max_shift: float = 0.3,
+    area: tuple[float, float] = (0.6, 1.7),
+) -> CardDetections:  # fmt: skip
+    """`det` with each card's box and outline taken from a found outline where one fits it.
+
+    A corner-read card's outline is predicted from its indices and a typical card shape, so
+    its box is off by the deck's own proportions, and by a lot when one index placed it. An
+    outline found in the image (`card_outlines`) that holds this card's indices and no other
+    card's, centred within `max_shift` of the predicted card's long side and of a similar
+    area (`area`: ratio to the predicted one), is the card as seen: its box replaces the
+    predicted one. An outline reaching the image border on three or more sides is the
+    image's own frame (a close-up of one card), not the card. Identities and confidences do
+    not change."""
+    if not len(det) or not quads or det.quads is None:
+        return det
+    anchors = _anchors(det)
+    contours = [q.reshape(-1, 1, 2).astype(np.float32) for q in quads]
+    holds = np.array([[_inside(q, pts) for pts in anchors] for q in quads], bool)  # outline × card
+    xyxy, out_quads = det.xyxy.copy(), det.quads.copy()
+    for i in range(len(det)):
+        p = det.quads[i]
+        p_area = float(cv2.contourArea(p.reshape(-1, 1, 2).astype(np.float32)))
+        long_side = float(max(np.linalg.norm(p[1] - p[0]), np.linalg.norm(p[3] - p[0])))
+        best, best_gap = None, None
+        for k in np.flatnonzero(holds[:, i]):
+            if holds[k].sum() != 1 or _frames_the_image(quads[k], image_hw):
+                continue  # an outline around two cards (or a misfound one) places neither
+            ratio = float(cv2.contourArea(contours[k])) / max(p_area, 1e-6)
+            gap = float(np.linalg.norm(quads[k].mean(axis=0) - p.mean(axis=0)))
+            if area[0] <= ratio <= area[1] and gap <= max_shift * long_side and (best_gap is None or gap < best_gap):
+                best, best_gap = k, gap
+        if best is not None:
+            q = quads[best].astype(np.float32)
+            out_quads[i] = q
+            xyxy[i] = (q[:, 0].min(), q[:, 1].min(), q[:, 0].max(), q[:, 1].max())
+    return CardDetections(
+        xyxy=xyxy, confidence=det.confidence.copy(), cards=list(det.cards), index_boxes=det.index_boxes,
+        quads=out_quads, alternatives=None if det.alternatives is None else list(det.alternatives),
+    )  # fmt: skip
+
+
+def _frames_the_image(quad: np.ndarray, image_hw: tuple[int, ...], margin: float = 3.0) -> bool:
+    """`quad` reaches within `margin` px of the image border on three or more sides."""
+    h, w = image_hw[:2]
+    x1, y1 = quad.min(axis=0)
+    x2, y2 = quad.max(axis=0)
+    return int(x1 <= margin) + int(y1 <= margin) + int(x2 >= w - margin) + int(y2 >= h - margin) >= 3

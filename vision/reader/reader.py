@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from vision.reader.body import BodyClassifier, BodyFusion, card_outlines, fuse_bodies, unsure_mask
+from vision.reader.body import BodyClassifier, BodyFusion, card_outlines, fuse_bodies, snap_to_outlines, unsure_mask
 from vision.reader.classifier import IndexClassifier, TwoViewClassifier
 from vision.reader.detector import IndexDetector
 from vision.reader.grouping import CardGeometry, CardGroup, IndexObs, group_indices
@@ -94,6 +94,10 @@ class ReaderMeta:
     # time goes where the corners failed (speed; 1.0 reads every outline)
     body_skip_above: float = 0.9
     body_sure_identity_p: float | None = None  # BodyFusion.sure_identity_p (None: off)
+    # A card whose indices lie in exactly one found outline of a fitting size and place
+    # takes its box from that outline instead of the one predicted from a typical card shape
+    # (`body.snap_to_outlines`; needs the whole-card network's outline search).
+    outline_boxes: bool = True
     # Small cards (a 640×480 webcam, a camera far above the table): the indices' median
     # long side in image px at the camera scale the networks were trained for (~18 px at
     # 1280×720). A camera read whose indices come out under `upscale_below` × this is read
@@ -427,7 +431,8 @@ class CardReader:
         quads = outlines.result() if outlines is not None else card_outlines(image)
         keep = unsure_mask(det, quads, self.meta.body_skip_above)
         reads = self.body.classify(image, [q for q, k in zip(quads, keep) if k])
-        return fuse_bodies(det, reads, self.meta.ranks, self.meta.suits, self.meta.body_fusion, two_decks)
+        det = fuse_bodies(det, reads, self.meta.ranks, self.meta.suits, self.meta.body_fusion, two_decks)
+        return snap_to_outlines(det, quads, image.shape) if self.meta.outline_boxes else det
 
 
 PRECISIONS = ("auto", "int8", "bf16", "f32")
