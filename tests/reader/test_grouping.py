@@ -314,3 +314,38 @@ def test_a_stray_read_of_the_same_card_does_not_move_its_outline() -> None:
         cards = group_indices([tl, br, stray], GEOM)
         assert [c.card for c in cards] == ["9H"] and len(cards[0].members) == 2
         assert cards[0].quad is not None and np.linalg.norm(cards[0].quad.mean(axis=0) - np.array([300, 300])) < 1
+
+
+def deck_card(card: str, centre: tuple[float, float], k: float, corners: str = "both") -> list[IndexObs]:
+    """An upright card of a deck `k` times bigger than GEOM's typical card for its index
+    size S: its indices sit k × (cx, cy) index sizes from its centre."""
+    cx, cy = centre
+    tl, br = (cx - k * GEOM.cx * S, cy - k * GEOM.cy * S), (cx + k * GEOM.cx * S, cy + k * GEOM.cy * S)
+
+    def box(p: tuple[float, float]) -> tuple[float, float, float, float]:
+        return (p[0] - S / 4, p[1] - S / 2, p[0] + S / 4, p[1] + S / 2)
+
+    out = [IndexObs(box(tl), card, 0.9, (0.0, -1.0)), IndexObs(box(br), card, 0.9, (0.0, 1.0))]
+    return out[:1] if corners == "top" else out
+
+
+@pytest.mark.parametrize("k", [0.75, 1.3])
+def test_a_card_seen_by_one_corner_is_sized_by_the_deck_in_view(k: float) -> None:
+    """Two cards read from both corners measure the deck's proportion; the card seen by its
+    top-left corner alone gets an outline of that deck's size, centred on the card."""
+    obs = deck_card("2C", (200, 300), k) + deck_card("3D", (500, 300), k) + deck_card("4H", (800, 300), k, "top")
+    cards = {g.card: g for g in group_indices(obs, GEOM)}
+    lone = cards["4H"]
+    assert lone.quad is not None
+    assert np.linalg.norm(lone.quad.mean(axis=0) - np.array([800, 300])) < 0.1 * S
+    assert np.linalg.norm(lone.quad[1] - lone.quad[0]) == pytest.approx(k * GEOM.width * S, rel=0.05)
+
+
+def test_one_measured_card_or_a_typical_deck_changes_nothing() -> None:
+    """With only one two-corner card, or a deck of the typical proportion, a one-corner card
+    keeps the outline its index predicts."""
+    lone = deck_card("4H", (800, 300), 1.0, "top")
+    alone = group_indices(lone, GEOM)[0].quad
+    for obs in (deck_card("2C", (200, 300), 1.3) + lone, deck_card("2C", (200, 300), 1.0) + deck_card("3D", (500, 300), 1.0) + lone):
+        quad = {g.card: g for g in group_indices(obs, GEOM)}["4H"].quad
+        np.testing.assert_allclose(quad, alone)

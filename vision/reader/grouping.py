@@ -377,13 +377,57 @@ def group_indices(
     """
     geom = geom or CardGeometry()
     if labels is not None and obs and all(o.rank_probs is not None and o.suit_probs is not None for o in obs):
-        return _keep_per_identity(_fused_groups(obs, geom, *labels, allowed), two_decks, geom, labels)
+        return _scaled_to_the_deck(_keep_per_identity(_fused_groups(obs, geom, *labels, allowed), two_decks, geom, labels), geom)
     by_card: dict[str, list[IndexObs]] = {}
     for o in obs:
         if allowed is None or o.card in allowed:
             by_card.setdefault(o.card, []).append(o)
     groups = [_make_group(card, [items[i] for i in c], geom) for card, items in by_card.items() for c in _components(items, geom)]
-    return _keep_per_identity(groups, two_decks, geom)
+    return _scaled_to_the_deck(_keep_per_identity(groups, two_decks, geom), geom)
+
+
+def _opposite_pair(members: list[IndexObs], geom: CardGeometry) -> tuple[IndexObs, IndexObs] | None:
+    """The two oriented members facing opposite ways that lie farthest apart (a card's
+    diagonal), None when the card has no such pair."""
+    oriented = [m for m in members if m.up is not None]
+    pairs = [(a, b) for i, a in enumerate(oriented) for b in oriented[i + 1 :] if _angle_deg(a.up, b.up) >= geom.opposite_deg]  # type: ignore[arg-type]
+    return max(pairs, key=lambda ab: float(np.linalg.norm(ab[0].centre - ab[1].centre))) if pairs else None
+
+
+def _deck_scale(g: CardGroup, geom: CardGeometry) -> float | None:
+    """How much bigger this card is, for the size of its indices, than the typical card of
+    `geom`: its diagonal pair's distance over what indices of that size predict."""
+    pair = _opposite_pair(g.members, geom)
+    if pair is None:
+        return None
+    a, b = pair
+    d = float(np.linalg.norm(a.centre - b.centre))
+    return d / (2 * float(np.hypot(geom.cx, geom.cy))) / ((a.size + b.size) / 2)
+
+
+def _scaled_to_the_deck(groups: list[CardGroup], geom: CardGeometry, min_cards: int = 2) -> list[CardGroup]:
+    """Cards placed from one corner (or corners facing one way) sized by the deck in view.
+
+    A lone index predicts its card with a typical index-to-card proportion, but decks differ
+    (a tall thin rank, a big bold one: the card is smaller or larger for its index than the
+    typical one). The cards of the image read from two opposite corners measure the deck's
+    own proportion (`_deck_scale`); with at least `min_cards` of them, their median rescales
+    the one-corner cards' outlines. Identities and confidences do not change."""
+    scales = [k for g in groups if (k := _deck_scale(g, geom)) is not None]
+    if len(scales) < min_cards:
+        return groups
+    k = float(np.clip(np.median(scales), 0.5, 2.0))
+    if abs(math.log(k)) < 0.05:
+        return groups  # the typical deck: nothing to change
+    for g in groups:
+        oriented = [m for m in g.members if m.up is not None]
+        if g.quad is None or not oriented or _opposite_pair(g.members, geom) is not None:
+            continue
+        best = max(oriented, key=lambda m: m.p)
+        size = float(np.mean([m.size for m in oriented])) * k
+        centres = [m.centre + (ax[0] * geom.cx + ax[1] * geom.cy) * size for m in oriented if (ax := _axes(m.up))]  # type: ignore[arg-type]
+        g.quad = predicted_quad(best, np.mean(centres, axis=0), size, geom)
+    return groups
 
 
 def _keep_per_identity(
