@@ -126,11 +126,13 @@ def _axes(up: tuple[float, float]) -> tuple[np.ndarray, np.ndarray]:
     return np.array([-uy, ux]), np.array([-ux, -uy])  # up (0,-1) -> right (1, 0); down = -up
 
 
-def predicted_centre(obs: IndexObs, geom: CardGeometry) -> np.ndarray | None:
+def predicted_centre(obs: IndexObs, geom: CardGeometry, size: float | None = None) -> np.ndarray | None:
+    """The card centre `obs` predicts; `size`: the index size to scale the card by (default
+    the index's own)."""
     if obs.up is None:
         return None
     right, down = _axes(obs.up)
-    return obs.centre + (right * geom.cx + down * geom.cy) * obs.size
+    return obs.centre + (right * geom.cx + down * geom.cy) * (obs.size if size is None else size)
 
 
 def predicted_quad(obs: IndexObs, centre: np.ndarray, size: float, geom: CardGeometry) -> np.ndarray:
@@ -311,9 +313,9 @@ def _make_group(card: str, members: list[IndexObs], geom: CardGeometry) -> CardG
         else:
             size = float(np.mean([m.size for m in oriented]))
             centre = np.mean([predicted_centre(m, geom) for m in oriented], axis=0)
-        pairs = [(a, b) for i, a in enumerate(oriented) for b in oriented[i + 1 :] if _angle_deg(a.up, b.up) >= geom.opposite_deg]  # type: ignore[arg-type]
-        if pairs:  # two opposite corners: the centre is their midpoint, the scale their distance
-            a, b = max(pairs, key=lambda ab: float(np.linalg.norm(ab[0].centre - ab[1].centre)))
+        pair = _opposite_pair(oriented, geom)
+        if pair is not None:  # two opposite corners: the centre is their midpoint, the scale their distance
+            a, b = pair
             centre = (a.centre + b.centre) / 2
             d = float(np.linalg.norm(a.centre - b.centre))
             size = d / (2 * float(np.hypot(geom.cx, geom.cy)))
@@ -413,20 +415,21 @@ def _scaled_to_the_deck(groups: list[CardGroup], geom: CardGeometry, min_cards: 
     typical one). The cards of the image read from two opposite corners measure the deck's
     own proportion (`_deck_scale`); with at least `min_cards` of them, their median rescales
     the one-corner cards' outlines. Identities and confidences do not change."""
-    scales = [k for g in groups if (k := _deck_scale(g, geom)) is not None]
-    if len(scales) < min_cards:
+    scale = [_deck_scale(g, geom) for g in groups]
+    measured = [k for k in scale if k is not None]
+    if len(measured) < min_cards:
         return groups
-    k = float(np.clip(np.median(scales), 0.5, 2.0))
+    k = float(np.clip(np.median(measured), 0.5, 2.0))
     if abs(math.log(k)) < 0.05:
         return groups  # the typical deck: nothing to change
-    for g in groups:
+    for g, own in zip(groups, scale):
         oriented = [m for m in g.members if m.up is not None]
-        if g.quad is None or not oriented or _opposite_pair(g.members, geom) is not None:
+        if g.quad is None or not oriented or own is not None:
             continue
         best = max(oriented, key=lambda m: m.p)
         size = float(np.mean([m.size for m in oriented])) * k
-        centres = [m.centre + (ax[0] * geom.cx + ax[1] * geom.cy) * size for m in oriented if (ax := _axes(m.up))]  # type: ignore[arg-type]
-        g.quad = predicted_quad(best, np.mean(centres, axis=0), size, geom)
+        centre = np.mean([predicted_centre(m, geom, size) for m in oriented], axis=0)
+        g.quad = predicted_quad(best, centre, size, geom)
     return groups
 
 
