@@ -1,12 +1,13 @@
 """A candidate reader: a copy of a reader model folder with newly trained networks swapped in.
 
-    python scripts/swap_networks.py MODEL_DIR OUT_DIR [--detector PT] [--classifier ONNX] [--int8-scenes 96]
+    python scripts/swap_networks.py MODEL_DIR OUT_DIR [--detector PT] [--classifier ONNX] [--classifier2 ONNX] [--int8-scenes 96]
 
 MODEL_DIR is the reader the new networks join (the other networks and reader.json are copied
 unchanged); OUT_DIR gets the copy. `--detector` is a trained `index_detector.pt` (`referee
 train --stages detector`): exported (OpenVINO float IR + ONNX) and quantized to INT8 exactly as
 the export stage does (vision/train/pipeline.py). `--classifier` is a trained
-`index_classifier.onnx` (`--stages classifier`): copied and quantized the same way. reader.json
+`index_classifier.onnx` (`--stages classifier`): copied and quantized the same way;
+`--classifier2` the same for the second view (reader.json's `classifier2_file`). reader.json
 keeps its file names, so OUT_DIR is a drop-in candidate for `--model` in the benchmarks.
 """
 
@@ -30,12 +31,13 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("out_dir", type=Path, help="where the candidate reader is written (must not be MODEL_DIR)")
     ap.add_argument("--detector", type=Path, help="trained index_detector.pt to swap in")
     ap.add_argument("--classifier", type=Path, help="trained index_classifier.onnx to swap in")
+    ap.add_argument("--classifier2", type=Path, help="trained index_classifier.onnx to swap in as the second view")
     default_scenes = TrainConfig.__dataclass_fields__["int8_scenes"].default
     ap.add_argument("--int8-scenes", type=int, default=default_scenes, help=f"calibration tables for INT8 (default {default_scenes}, as the export stage)")
     args = ap.parse_args(argv)
-    if args.detector is None and args.classifier is None:
-        ap.error("nothing to swap: give --detector and/or --classifier")
-    for name in ("detector", "classifier"):
+    if args.detector is None and args.classifier is None and args.classifier2 is None:
+        ap.error("nothing to swap: give --detector, --classifier and/or --classifier2")
+    for name in ("detector", "classifier", "classifier2"):
         path = getattr(args, name)
         if path is not None and not path.is_file():
             ap.error(f"--{name} {path}: not found (train that stage first)")
@@ -58,6 +60,10 @@ def main(argv: list[str] | None = None) -> int:
         replaced.append("index_detector")
     if args.classifier is not None:
         replaced += ["index_classifier.", "index_classifier_"]  # not index_classifier2*: the second view stays
+    if args.classifier2 is not None:
+        if not meta.get("classifier2_file"):
+            raise SystemExit(f"{args.model_dir / 'reader.json'} names no second view (classifier2_file)")
+        replaced.append("index_classifier2")
     for f in args.model_dir.iterdir():
         if f.is_file() and not f.name.startswith(tuple(replaced)):
             shutil.copyfile(f, args.out_dir / f.name)
@@ -75,6 +81,12 @@ def main(argv: list[str] | None = None) -> int:
         if meta["classifier_file"] != onnx.name:
             quantize_classifier(onnx, scenes, args.out_dir / meta["classifier_file"], meta["classifier_size"], meta["classifier_pad"])
         done["classifier"] = meta["classifier_file"]
+    if args.classifier2 is not None:
+        onnx = args.out_dir / "index_classifier2.onnx"
+        shutil.copyfile(args.classifier2, onnx)
+        if meta["classifier2_file"] != onnx.name:
+            quantize_classifier(onnx, scenes, args.out_dir / meta["classifier2_file"], meta["classifier2_size"], meta["classifier2_pad"])
+        done["classifier2"] = meta["classifier2_file"]
     print(json.dumps(done))
     return 0
 

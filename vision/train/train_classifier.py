@@ -32,6 +32,7 @@ class ClassifierConfig:
     seed: int = 0
     init: str | None = None  # continue from a checkpoint (classifier_last.pt) or an exported .onnx instead of scratch
     extra_train: tuple[str, ...] = ()  # more cls/train.npz files (earlier data rounds) to train on
+    ink_tint: float = 0.0  # share of training crops whose ink is recoloured (augment.tint_ink)
 
 
 @dataclass(slots=True)
@@ -173,7 +174,7 @@ def train_classifier(train: CropSet, val: CropSet | None, cfg: ClassifierConfig,
         for i in bar:
             x, rank, suit, up = _batch_tensors(train, np.sort(perm[i : i + cfg.batch]))
             v, up = sample_view(x, up, cfg.size, zoom, train=True, gen=gen)
-            v = colour(v, gen)
+            v = colour(v, gen, cfg.ink_tint)
             loss = losses(model(v), rank, suit, up)
             opt.zero_grad(set_to_none=True)
             loss.backward()
