@@ -48,9 +48,21 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     return args
 
 
+def _swap_classifier(onnx_in: Path, out_dir: Path, meta: dict, key: str, scenes: list) -> str:
+    """Copy a trained classifier in as reader.json's `{key}_file` ("classifier": the primary,
+    "classifier2": the second view), quantized to INT8 when that file is an INT8 one."""
+    from vision.train.quantize import quantize_classifier
+
+    onnx = out_dir / ("index_classifier.onnx" if key == "classifier" else "index_classifier2.onnx")
+    shutil.copyfile(onnx_in, onnx)
+    if meta[f"{key}_file"] != onnx.name:
+        quantize_classifier(onnx, scenes, out_dir / meta[f"{key}_file"], meta[f"{key}_size"], meta[f"{key}_pad"])
+    return meta[f"{key}_file"]
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parse(argv)
-    from vision.train.quantize import calibration_scenes, quantize_classifier, quantize_detector
+    from vision.train.quantize import calibration_scenes, quantize_detector
     from vision.train.train_detector import export_detector
 
     meta = json.loads((args.model_dir / "reader.json").read_text())
@@ -75,18 +87,9 @@ def main(argv: list[str] | None = None) -> int:
         if meta["detector_file"] != files["xml"].name:  # the shipped reader runs an INT8 detector
             quantize_detector(files["xml"], scenes, args.out_dir / meta["detector_file"], hw)
         done["detector"] = meta["detector_file"]
-    if args.classifier is not None:
-        onnx = args.out_dir / "index_classifier.onnx"
-        shutil.copyfile(args.classifier, onnx)
-        if meta["classifier_file"] != onnx.name:
-            quantize_classifier(onnx, scenes, args.out_dir / meta["classifier_file"], meta["classifier_size"], meta["classifier_pad"])
-        done["classifier"] = meta["classifier_file"]
-    if args.classifier2 is not None:
-        onnx = args.out_dir / "index_classifier2.onnx"
-        shutil.copyfile(args.classifier2, onnx)
-        if meta["classifier2_file"] != onnx.name:
-            quantize_classifier(onnx, scenes, args.out_dir / meta["classifier2_file"], meta["classifier2_size"], meta["classifier2_pad"])
-        done["classifier2"] = meta["classifier2_file"]
+    for key, given in (("classifier", args.classifier), ("classifier2", args.classifier2)):
+        if given is not None:
+            done[key] = _swap_classifier(given, args.out_dir, meta, key, scenes)
     print(json.dumps(done))
     return 0
 
