@@ -31,10 +31,23 @@ def test_classifier_swap_gives_a_loadable_reader(tmp_path: Path) -> None:
     CardReader.load(out)
 
 
+def test_second_view_swap_replaces_only_the_second_view(tmp_path: Path) -> None:
+    out = tmp_path / "candidate"
+    meta = json.loads((DEFAULT_MODEL_DIR / "reader.json").read_text())
+    new_view = tmp_path / "view2.onnx"  # the shipped second view stands in for a newly trained one (same input size)
+    new_view.write_bytes((DEFAULT_MODEL_DIR / "index_classifier2.onnx").read_bytes())
+    assert _main()([str(DEFAULT_MODEL_DIR), str(out), "--classifier2", str(new_view), "--int8-scenes", "2"]) == 0
+    assert (out / "index_classifier2.onnx").read_bytes() == new_view.read_bytes()
+    assert (out / meta["classifier_file"]).read_bytes() == (DEFAULT_MODEL_DIR / meta["classifier_file"]).read_bytes()
+    assert (out / meta["classifier2_file"]).is_file()
+    CardReader.load(out)
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
         ([], "nothing to swap"),
+        (["--classifier2", "missing.onnx"], "not found"),
         (["--classifier", "missing.onnx"], "not found"),
     ],
 )
