@@ -363,18 +363,18 @@ def snap_to_outlines(
     if not len(det) or not quads or det.quads is None:
         return det
     anchors = _anchors(det)
-    contours = [q.reshape(-1, 1, 2).astype(np.float32) for q in quads]
     holds = np.array([[_inside(q, pts) for pts in anchors] for q in quads], bool)  # outline × card
+    # an outline around two cards (or the image's own frame) places neither: judged once per outline
+    usable = (holds.sum(axis=1) == 1) & ~np.array([_frames_the_image(q, image_hw) for q in quads], bool)
+    areas = [float(cv2.contourArea(q.reshape(-1, 1, 2).astype(np.float32))) for q in quads]
     xyxy, out_quads = det.xyxy.copy(), det.quads.copy()
     for i in range(len(det)):
         p = det.quads[i]
         p_area = float(cv2.contourArea(p.reshape(-1, 1, 2).astype(np.float32)))
         long_side = float(max(np.linalg.norm(p[1] - p[0]), np.linalg.norm(p[3] - p[0])))
         best, best_gap = None, None
-        for k in np.flatnonzero(holds[:, i]):
-            if holds[k].sum() != 1 or _frames_the_image(quads[k], image_hw):
-                continue  # an outline around two cards (or a misfound one) places neither
-            ratio = float(cv2.contourArea(contours[k])) / max(p_area, 1e-6)
+        for k in np.flatnonzero(holds[:, i] & usable):
+            ratio = areas[k] / max(p_area, 1e-6)
             gap = float(np.linalg.norm(quads[k].mean(axis=0) - p.mean(axis=0)))
             if area[0] <= ratio <= area[1] and gap <= max_shift * long_side and (best_gap is None or gap < best_gap):
                 best, best_gap = k, gap
