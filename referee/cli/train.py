@@ -24,7 +24,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--export-dir", help="where the runtime files go (default: the config's `export_dir`, models/)")
     p.add_argument(
         "--stages", default="data,classifier,detector,export,body",
-        help="comma-separated subset of data,classifier,detector,export,body (default: all, in order)",
+        help="comma-separated subset of data,classifier,detector,export,body-data,body (default: all but body-data, in order; body-data renders the whole-card patches only, body renders them if missing and trains)",
     )  # fmt: skip
     p.add_argument("--epochs", type=int, help="detector epochs (overrides the config, including its time budget)")
     p.add_argument("--classifier-epochs", type=int, help="classifier epochs (overrides the config)")

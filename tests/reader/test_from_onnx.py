@@ -52,3 +52,30 @@ def test_wrong_width_is_one_clear_error(tmp_path: Path) -> None:
         index_net_from_onnx(onnx_path, 8, 24, torch.rand(4, 3, 24, 24))
     with pytest.raises(FileNotFoundError, match="classifier.init"):
         index_net_from_onnx(tmp_path / "missing.onnx", 4, 24, torch.rand(4, 3, 24, 24))
+
+
+def test_exported_body_network_is_rebuilt_too(tmp_path: Path) -> None:
+    """The whole-card network (same trunk, neck and head names) comes back from its ONNX
+    file the same way, so a shipped card_body.onnx can be continued."""
+    from vision.train.body_data import PATCH_WH
+    from vision.train.body_model import BodyNet
+    from vision.train.from_onnx import body_net_from_onnx
+    from vision.train.train_body import export_body_onnx
+
+    torch.manual_seed(1)
+    body = BodyNet(width=4, size_wh=PATCH_WH)
+    with torch.no_grad():
+        for m in body.modules():
+            if isinstance(m, torch.nn.BatchNorm2d):
+                m.running_mean.uniform_(-0.5, 0.5)
+                m.running_var.uniform_(0.5, 2.0)
+    onnx_path = export_body_onnx(body, tmp_path / "card_body.onnx")
+    w, h = PATCH_WH
+    net = body_net_from_onnx(onnx_path, 4, PATCH_WH, torch.rand(32, 3, h, w))
+    x = torch.rand(5, 3, h, w)
+    want = ort.InferenceSession(str(onnx_path), providers=["CPUExecutionProvider"]).run(None, {"cards": x.numpy()})[0]
+    net.eval()
+    with torch.no_grad():
+        assert np.allclose(net(x).numpy(), want, atol=1e-4)
+    with pytest.raises(ValueError, match="width 6"):
+        body_net_from_onnx(onnx_path, 6, PATCH_WH, torch.rand(4, 3, h, w))

@@ -142,9 +142,44 @@ def test_a_body_round_continues_from_a_checkpoint_on_joined_patches(tmp_path: Pa
     assert all(torch.equal(v, saved[k]) for k, v in again.state_dict().items())
 
 
+def test_a_body_round_continues_from_an_exported_onnx_with_ink_tint(tmp_path: Path) -> None:
+    """A shipped reader folder keeps only card_body.onnx: a round starts from it (same
+    function before training) and trains with the ink tint on."""
+    import onnxruntime as ort
+
+    from vision.train.train_body import BodyTrainConfig, export_body_onnx, load_patches, predict, to_tensor, train_body
+
+    data = load_patches(_patch_file(tmp_path / "a.npz", 48, 3))
+    first = train_body(data, None, BodyTrainConfig(epochs=1, batch=16, width=8, threads=1), tmp_path / "r1")
+    onnx_path = export_body_onnx(first, tmp_path / "card_body.onnx")
+    start = train_body(data, None, BodyTrainConfig(epochs=0, width=8, threads=1, init=str(onnx_path)), tmp_path / "r2")
+    want = ort.InferenceSession(str(onnx_path), providers=["CPUExecutionProvider"]).run(None, {"cards": to_tensor(data["patches"][:6]).numpy()})[0]
+    assert np.allclose(predict(start, data["patches"][:6]), want, atol=1e-3)
+    tinted = train_body(data, None, BodyTrainConfig(epochs=1, batch=16, width=8, threads=1, init=str(onnx_path), ink_tint=0.5), tmp_path / "r3")
+    assert not np.allclose(predict(tinted, data["patches"][:6]), want, atol=1e-3)  # it did train
+
+
 def test_a_continued_body_round_without_its_earlier_round_is_one_clear_error(tmp_path: Path) -> None:
     cfg = tmp_path / "b.yaml"
     cfg.write_text(f"out: {tmp_path / 'run'}\nbody: {{init_from: {tmp_path / 'nope.pt'}}}\n")
     r = subprocess.run([sys.executable, "-m", "referee", "train", "--config", str(cfg), "--stages", "body"], capture_output=True, text=True, cwd=REPO)
     assert r.returncode != 0 and "nope.pt" in r.stderr and "train that round first" in r.stderr
     assert not (tmp_path / "run" / "body").exists()  # nothing rendered before the check
+
+
+def test_body_data_stage_renders_patches_only(tmp_path: Path) -> None:
+    """`--stages body-data` makes a patch set for another round's `body.extra_train`:
+    patches rendered, nothing trained or exported."""
+    out = tmp_path / "run"
+    r = subprocess.run(
+        [sys.executable, "-m", "referee", "train", "--config", str(REPO / "configs/train/smoke.yaml"), "--out", str(out),
+         "--export-dir", str(tmp_path / "model"), "--stages", "body-data"],
+        capture_output=True, text=True, timeout=240, cwd=REPO,
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr[-2000:]
+    report = json.loads(r.stdout.strip().splitlines()[-1])
+    assert set(report) == {"body_data"} and report["body_data"]["patches"]["train"] > 0
+    from vision.train.train_body import load_patches
+
+    assert len(load_patches(out / "body" / "train.npz")["rank"]) == report["body_data"]["patches"]["train"]
+    assert not (out / "body_last.pt").exists() and not (tmp_path / "model").exists()

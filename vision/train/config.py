@@ -70,8 +70,11 @@ class BodyConfig:
     runtime: dict[str, Any] = field(default_factory=dict)
     # Continue an earlier round instead of starting afresh: its body_last.pt (same width)
     # and its train.npz files, joined to this run's own training patches.
-    init_from: str = ""
+    init_from: str = ""  # body_last.pt, or an exported card_body.onnx (e.g. a copy of models/)
     extra_train: tuple[str, ...] = ()
+    # Share of training patches whose black ink is recoloured (augment.tint_ink), as for the
+    # index classifier's `ink_tint`: four-colour decks print spades and clubs in colour.
+    ink_tint: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)

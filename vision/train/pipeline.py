@@ -20,7 +20,7 @@ from vision.reader.reader import META_FILE, ReaderMeta
 from vision.train.config import DataConfig, TrainConfig
 from vision.train.dataset import DeckSpec, build, make_jobs
 
-STAGES = ("data", "classifier", "detector", "export", "body")
+STAGES = ("data", "classifier", "detector", "export", "body-data", "body")
 
 
 def deck_pools(cfg: DataConfig) -> tuple[dict[str, list[DeckSpec]], dict[str, list[DeckSpec]]]:
@@ -232,28 +232,39 @@ def missing_body_inputs(cfg: TrainConfig) -> str:
     return f"body.init_from / body.extra_train: no such file: {', '.join(missing)} (train that round first)" if missing else ""
 
 
-def stage_body(cfg: TrainConfig, out: Path, export_dir: Path) -> dict:
-    """Data, training and export of the whole-card network; it joins the model in
-    `export_dir` (card_body.onnx, reader.json's body_* fields) when one is there."""
+def stage_body_data(cfg: TrainConfig, out: Path) -> dict:
+    """Render the whole-card patches of `body.scenes` into out/body (kept: a later run with
+    the same out reuses them). Alone (`--stages body-data`) it makes a patch set that another
+    round joins through `body.extra_train`."""
     from vision.train.body_data import build_body_data
-    from vision.train.train_body import BodyTrainConfig, evaluate, export_body_onnx, load_patches, predict, train_body
 
     b, data_dir = cfg.body, out / "body"
-    missing = missing_body_inputs(cfg)
-    if missing:  # before any rendering: a continued round needs the earlier one
-        raise FileNotFoundError(missing)
     splits = [s for s, n in b.scenes.items() if n > 0]
     report: dict = {}
     if not all((data_dir / f"{s}.npz").is_file() for s in splits):
         t0 = time.time()
         report["patches"] = build_body_data(body_jobs(cfg, data_dir), data_dir, b.workers)
         report["data_seconds"] = time.time() - t0
+    return report
+
+
+def stage_body(cfg: TrainConfig, out: Path, export_dir: Path) -> dict:
+    """Data, training and export of the whole-card network; it joins the model in
+    `export_dir` (card_body.onnx, reader.json's body_* fields) when one is there."""
+    from vision.train.train_body import BodyTrainConfig, evaluate, export_body_onnx, load_patches, predict, train_body
+
+    b, data_dir = cfg.body, out / "body"
+    missing = missing_body_inputs(cfg)
+    if missing:  # before any rendering: a continued round needs the earlier one
+        raise FileNotFoundError(missing)
+    report = stage_body_data(cfg, out)
     if not (data_dir / "train.npz").is_file():
         raise FileNotFoundError(f"no whole-card training patches in {data_dir}: body.scenes has no train scenes")
     train = load_patches(data_dir / "train.npz", *map(Path, b.extra_train))
     val = load_patches(data_dir / "val.npz") if (data_dir / "val.npz").is_file() else None
     tcfg = BodyTrainConfig(
-        epochs=b.epochs, batch=b.batch, lr=b.lr, width=b.width, threads=b.threads, seed=b.seed, minutes=b.minutes, init=b.init_from
+        epochs=b.epochs, batch=b.batch, lr=b.lr, width=b.width, threads=b.threads, seed=b.seed, minutes=b.minutes, init=b.init_from,
+        ink_tint=b.ink_tint,
     )  # fmt: skip
     t0 = time.time()
     model = train_body(train, val, tcfg, out)
@@ -297,6 +308,8 @@ def run(cfg: TrainConfig, stages: tuple[str, ...] = STAGES, out: Path | None = N
         report["detector"] = stage_detector(cfg, out)
     if "export" in stages:
         report["export"] = stage_export(cfg, out, Path(export_dir or cfg.export_dir))
+    if "body-data" in stages and "body" not in stages:
+        report["body_data"] = stage_body_data(cfg, out)
     if "body" in stages:
         report["body"] = stage_body(cfg, out, Path(export_dir or cfg.export_dir))
     return report

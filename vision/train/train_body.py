@@ -35,7 +35,8 @@ class BodyTrainConfig:
     threads: int = 2
     seed: int = 0
     minutes: float | None = None  # time box: stop after the epoch that passes it
-    init: str = ""  # a body_last.pt to start from (continuing an earlier round)
+    init: str = ""  # a body_last.pt or an exported card_body.onnx to start from (continuing an earlier round)
+    ink_tint: float = 0.0  # share of batches' patches whose ink is recoloured (augment.tint_ink); 0 = off
 
 
 def load_patches(path: Path, *more: Path) -> dict[str, np.ndarray]:
@@ -102,14 +103,27 @@ def evaluate(out: np.ndarray, data: dict[str, np.ndarray]) -> dict[str, dict[str
     return res
 
 
+def _start(train: dict[str, np.ndarray], cfg: BodyTrainConfig, rng: np.random.Generator) -> BodyNet:
+    """A fresh BodyNet, or an earlier round's: its body_last.pt, or its exported ONNX file
+    (shipped reader folders keep only that; vision/train/from_onnx.py), BatchNorms then
+    calibrated on up to 1,024 training patches as the network sees them at run time."""
+    if cfg.init.endswith(".onnx"):
+        from vision.train.from_onnx import body_net_from_onnx
+
+        pick = np.sort(rng.choice(len(train["rank"]), size=min(1024, len(train["rank"])), replace=False))
+        return body_net_from_onnx(Path(cfg.init), cfg.width, PATCH_WH, to_tensor(train["patches"][pick]))
+    model = BodyNet(len(RANKS), len(SUITS), cfg.width, PATCH_WH)
+    if cfg.init:
+        model.load_state_dict(torch.load(cfg.init, map_location="cpu", weights_only=True)["model"])
+    return model
+
+
 def train_body(train: dict[str, np.ndarray], val: dict[str, np.ndarray] | None, cfg: BodyTrainConfig, out_dir: Path) -> BodyNet:
     torch.manual_seed(cfg.seed)
     torch.set_num_threads(cfg.threads)
     gen = torch.Generator().manual_seed(cfg.seed)
     rng = np.random.default_rng(cfg.seed)
-    model = BodyNet(len(RANKS), len(SUITS), cfg.width, PATCH_WH)
-    if cfg.init:
-        model.load_state_dict(torch.load(cfg.init, map_location="cpu", weights_only=True)["model"])
+    model = _start(train, cfg, rng)
     opt = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
     n = len(train["rank"])
     steps = cfg.epochs * math.ceil(n / cfg.batch)
@@ -122,7 +136,7 @@ def train_body(train: dict[str, np.ndarray], val: dict[str, np.ndarray] | None, 
         bar = tqdm(range(0, n, cfg.batch), desc=f"body {epoch + 1}/{cfg.epochs}", leave=False)
         for i in bar:
             idx = np.sort(perm[i : i + cfg.batch])
-            x = colour(jitter(to_tensor(train["patches"][idx]), gen), gen)
+            x = colour(jitter(to_tensor(train["patches"][idx]), gen), gen, cfg.ink_tint)
             loss = losses(model(x), torch.from_numpy(train["rank"][idx]), torch.from_numpy(train["suit"][idx]))
             opt.zero_grad(set_to_none=True)
             loss.backward()
