@@ -155,7 +155,7 @@ def test_a_body_round_continues_from_an_exported_onnx_with_ink_tint(tmp_path: Pa
     start = train_body(data, None, BodyTrainConfig(epochs=0, width=8, threads=1, init=str(onnx_path)), tmp_path / "r2")
     want = ort.InferenceSession(str(onnx_path), providers=["CPUExecutionProvider"]).run(None, {"cards": to_tensor(data["patches"][:6]).numpy()})[0]
     assert np.allclose(predict(start, data["patches"][:6]), want, atol=1e-3)
-    tinted = train_body(data, None, BodyTrainConfig(epochs=1, batch=16, width=8, threads=1, init=str(onnx_path), ink_tint=0.5), tmp_path / "r3")
+    tinted = train_body(data, None, BodyTrainConfig(epochs=1, batch=16, width=8, threads=1, init=str(onnx_path), ink_tint=0.5, distill=0.5), tmp_path / "r3")
     assert not np.allclose(predict(tinted, data["patches"][:6]), want, atol=1e-3)  # it did train
 
 

@@ -75,6 +75,8 @@ class BodyConfig:
     # Share of training patches whose black ink is recoloured (augment.tint_ink), as for the
     # index classifier's `ink_tint`: four-colour decks print spades and clubs in colour.
     ink_tint: float = 0.0
+    # Distillation from `init_from` (train_body.BodyTrainConfig.distill): 0 = off.
+    distill: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)

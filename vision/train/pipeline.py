@@ -264,7 +264,7 @@ def stage_body(cfg: TrainConfig, out: Path, export_dir: Path) -> dict:
     val = load_patches(data_dir / "val.npz") if (data_dir / "val.npz").is_file() else None
     tcfg = BodyTrainConfig(
         epochs=b.epochs, batch=b.batch, lr=b.lr, width=b.width, threads=b.threads, seed=b.seed, minutes=b.minutes, init=b.init_from,
-        ink_tint=b.ink_tint,
+        ink_tint=b.ink_tint, distill=b.distill,
     )  # fmt: skip
     t0 = time.time()
     model = train_body(train, val, tcfg, out)

@@ -37,6 +37,11 @@ class BodyTrainConfig:
     minutes: float | None = None  # time box: stop after the epoch that passes it
     init: str = ""  # a body_last.pt or an exported card_body.onnx to start from (continuing an earlier round)
     ink_tint: float = 0.0  # share of batches' patches whose ink is recoloured (augment.tint_ink); 0 = off
+    # Weight of a distillation term: the starting network (`init`, frozen) reads each patch
+    # before any colour change and the trained one must agree on the changed patch. Why:
+    # continued on new patches alone the network lost val accuracy (forgetting); the teacher
+    # keeps what it knew while the tint teaches colour-blind suits. 0 = off.
+    distill: float = 0.0
 
 
 def load_patches(path: Path, *more: Path) -> dict[str, np.ndarray]:
@@ -72,6 +77,30 @@ def losses(out: torch.Tensor, rank: torch.Tensor, suit: torch.Tensor) -> torch.T
         loss = loss + F.cross_entropy(out[pos, :r], rank[pos], label_smoothing=0.05)
         loss = loss + F.cross_entropy(out[pos, r : r + s], suit[pos], label_smoothing=0.05)
     return loss
+
+
+def distill_loss(out: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+    """Cross-entropy of the student's rank and suit distributions against the teacher's,
+    and of its "is a card" output against the teacher's probability."""
+    r, s = len(RANKS), len(SUITS)
+    loss = F.binary_cross_entropy_with_logits(out[:, r + s], torch.sigmoid(target[:, r + s]))
+    for a, b in ((0, r), (r, r + s)):
+        loss = loss - (F.softmax(target[:, a:b], 1) * F.log_softmax(out[:, a:b], 1)).sum(1).mean()
+    return loss
+
+
+def _teacher(model: BodyNet, cfg: BodyTrainConfig) -> BodyNet | None:
+    """A frozen copy of the starting network (eval mode), when `distill` asks for one."""
+    if cfg.distill <= 0:
+        return None
+    if not cfg.init:
+        raise ValueError("body.distill needs body.init_from: the network to distil from")
+    import copy
+
+    teacher = copy.deepcopy(model).eval()
+    for p in teacher.parameters():
+        p.requires_grad_(False)
+    return teacher
 
 
 @torch.no_grad()
@@ -124,6 +153,7 @@ def train_body(train: dict[str, np.ndarray], val: dict[str, np.ndarray] | None, 
     gen = torch.Generator().manual_seed(cfg.seed)
     rng = np.random.default_rng(cfg.seed)
     model = _start(train, cfg, rng)
+    teacher = _teacher(model, cfg)
     opt = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
     n = len(train["rank"])
     steps = cfg.epochs * math.ceil(n / cfg.batch)
@@ -136,8 +166,13 @@ def train_body(train: dict[str, np.ndarray], val: dict[str, np.ndarray] | None, 
         bar = tqdm(range(0, n, cfg.batch), desc=f"body {epoch + 1}/{cfg.epochs}", leave=False)
         for i in bar:
             idx = np.sort(perm[i : i + cfg.batch])
-            x = colour(jitter(to_tensor(train["patches"][idx]), gen), gen, cfg.ink_tint)
-            loss = losses(model(x), torch.from_numpy(train["rank"][idx]), torch.from_numpy(train["suit"][idx]))
+            x0 = jitter(to_tensor(train["patches"][idx]), gen)
+            out = model(colour(x0, gen, cfg.ink_tint))
+            loss = losses(out, torch.from_numpy(train["rank"][idx]), torch.from_numpy(train["suit"][idx]))
+            if teacher is not None:
+                with torch.no_grad():
+                    target = teacher(x0)
+                loss = loss + cfg.distill * distill_loss(out, target)
             opt.zero_grad(set_to_none=True)
             loss.backward()
             opt.step()
