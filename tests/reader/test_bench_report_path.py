@@ -2,21 +2,15 @@
 
 from __future__ import annotations
 
-import importlib.util
+from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
 
 SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_reader.py"
 
 
-def _bench():  # noqa: ANN202
-    spec = importlib.util.spec_from_file_location("bench_reader", SCRIPT)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-def test_speed_only_runs_report_to_their_own_file() -> None:
-    bench = _bench()
+def test_speed_only_runs_report_to_their_own_file(load_script: Callable[[str], ModuleType]) -> None:
+    bench = load_script("benchmarks/bench_reader.py")
     accuracy, speed = bench.default_report(False), bench.default_report(True)
     assert accuracy.name == "reader.json" and speed.name == "reader_speed.json"
     assert accuracy.parent == speed.parent == SCRIPT.parent / "results"

@@ -2,25 +2,19 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
+from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
 
 import numpy as np
 import pytest
 import torch
 
-SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "body_patches.py"
 
-
-def _script():  # noqa: ANN202
-    spec = importlib.util.spec_from_file_location("body_patches", SCRIPT)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-def test_two_networks_scored_on_the_same_patches(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_two_networks_scored_on_the_same_patches(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], load_script: Callable[[str], ModuleType]
+) -> None:
     from vision.train.body_data import PATCH_WH
     from vision.train.body_model import BodyNet
     from vision.train.train_body import evaluate, export_body_onnx, load_patches, predict
@@ -34,7 +28,7 @@ def test_two_networks_scored_on_the_same_patches(tmp_path: Path, capsys: pytest.
         torch.manual_seed(seed)
         net = BodyNet(width=4, size_wh=PATCH_WH)
         nets.append((net, export_body_onnx(net, tmp_path / f"body{seed}.onnx")))
-    mod = _script()
+    mod = load_script("benchmarks/body_patches.py")
     assert mod.main([str(tmp_path / "val.npz"), "--body", str(nets[0][1]), "--body", str(nets[1][1]), "--json"]) == 0
     got = json.loads(capsys.readouterr().out)
     data = load_patches(tmp_path / "val.npz")
