@@ -39,8 +39,9 @@ class BodyTrainConfig:
     ink_tint: float = 0.0  # share of batches' patches whose ink is recoloured (augment.tint_ink); 0 = off
     # Weight of a distillation term: the starting network (`init`, frozen) reads each patch
     # before any colour change and the trained one must agree on the changed patch. Why:
-    # continued on new patches alone the network lost val accuracy (forgetting); the teacher
-    # keeps what it knew while the tint teaches colour-blind suits. 0 = off.
+    # continued on new patches alone the network lost val accuracy (forgetting); a teacher
+    # should keep what it knew while the tint teaches colour-blind suits. Measured 2026-12-06:
+    # it did not recover the loss (models/MODEL_CARD.md, whole-card round 3). 0 = off.
     distill: float = 0.0
 
 
