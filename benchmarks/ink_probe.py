@@ -51,11 +51,11 @@ def probe(reader, decks: dict[str, list], scenes: int, seed: int, network: str =
 
     rng = np.random.default_rng(seed)
     counts: dict[str, Counter] = {name: Counter() for name in INKS}
+    reads = _body_suits if network == "body" else _index_suits
     bar = tqdm(total=len(decks) * scenes, desc="ink probe")
     for ds in decks.values():
         for _ in range(scenes):
             scene = random_scene(rng, ds, size=FRAME)
-            reads = _body_suits if network == "body" else _index_suits
             places, truth = _places(reader, scene, network)
             for name, ink in INKS.items():
                 for suit, got in zip(truth, reads(reader, recolour(scene.image, ink), places)):
