@@ -56,6 +56,9 @@ class ReaderMeta:
     suits: tuple[str, ...] = SUITS
     min_index_p: float = 0.5
     min_card_p: float = 0.3
+    # the first classifier's unsure index crops read again turned by 180° and the readings
+    # fused (classifier.IndexClassifier `turned_below`); None: off
+    classifier_turned_below: float | None = None
     multiscale: tuple[float, ...] = (1.0, 0.55, 0.3, 0.17)  # photo mode: detector scales tried, × the fit scale
     multiscale_sigma: float = 0.45  # photo mode: how fast a scale's trust falls with log index size
     # photo mode's detector threshold (None: detector_conf). Photo mode is not bound by the
@@ -190,6 +193,8 @@ class CardReader:
             meta.classifier_pad,
             len(meta.ranks),
             len(meta.suits),
+            turned_below=meta.classifier_turned_below,
+            min_index_p=meta.min_index_p,
         )
         if meta.classifier2_file:
             second = IndexClassifier(
