@@ -73,3 +73,8 @@ def test_the_shipped_model_turns_unsure_crops() -> None:
 
     meta = json.loads((Path(__file__).resolve().parents[2] / "models" / "reader.json").read_text())
     assert 0.0 < meta["classifier_turned_below"] <= 1.0
+
+
+def test_tune_script_parses_the_values_tried(load_script) -> None:  # noqa: ANN001
+    tune = load_script("benchmarks/tune_turned.py")
+    assert tune.parse_below("none,0.5, 1.01,off") == [None, 0.5, 1.01, None]
