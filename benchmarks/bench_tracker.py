@@ -49,7 +49,8 @@ class OracleReader:
         self.pixels = 0
 
     def read(
-        self, image: np.ndarray, roi: tuple[int, int, int, int] | None = None, two_decks: bool = False, cards: Any = None
+        self, image: np.ndarray, roi: tuple[int, int, int, int] | None = None, two_decks: bool = False, cards: Any = None,
+        min_p: float | None = None,
     ) -> CardDetections:
         self.calls += 1
         h, w = image.shape[:2]
@@ -72,9 +73,11 @@ class TimedReader:
     def __init__(self, inner: Any) -> None:
         self.inner, self.calls, self.pixels, self.seconds = inner, 0, 0, 0.0
 
-    def read(self, image: np.ndarray, roi: Any = None, two_decks: bool = False, cards: Any = None) -> CardDetections:
+    def read(
+        self, image: np.ndarray, roi: Any = None, two_decks: bool = False, cards: Any = None, min_p: float | None = None
+    ) -> CardDetections:
         t0 = time.perf_counter()
-        out = self.inner.read(image, roi=roi, two_decks=two_decks, cards=cards)
+        out = self.inner.read(image, roi=roi, two_decks=two_decks, cards=cards, min_p=min_p)
         self.seconds += time.perf_counter() - t0
         self.calls += 1
         if roi is not None:

@@ -177,7 +177,7 @@ def test_live_pacing_keeps_a_slow_reader_within_its_share() -> None:
     class Slow:
         calls = 0
 
-        def read(self, image, roi=None, two_decks=False, cards=None):  # type: ignore[no-untyped-def]
+        def read(self, image, roi=None, two_decks=False, cards=None, min_p=None):  # type: ignore[no-untyped-def]
             Slow.calls += 1
             time.sleep(0.05)  # 50 ms a read: reading every frame would need 150 % of 30 fps
             return truth.read(image, roi, two_decks)
@@ -214,7 +214,7 @@ class _Misreads(TruthReader):
         super().__init__(scene)
         self.card, self.wrong, self.n, self.conf, self.seen = card, wrong, n, conf, 0
 
-    def read(self, image_bgr, roi=None, two_decks=False, cards=None):  # type: ignore[no-untyped-def]
+    def read(self, image_bgr, roi=None, two_decks=False, cards=None, min_p=None):  # type: ignore[no-untyped-def]
         dets = super().read(image_bgr, roi, two_decks)
         if self.card in dets.cards:
             self.seen += 1
@@ -408,7 +408,7 @@ class _Phantom(TruthReader):
         super().__init__(scene)
         self.card, self.near, self.first, self.last, self.n = card, near, first, last, 0
 
-    def read(self, image_bgr, roi=None, two_decks=False, cards=None):  # type: ignore[no-untyped-def]
+    def read(self, image_bgr, roi=None, two_decks=False, cards=None, min_p=None):  # type: ignore[no-untyped-def]
         from vision.types import CardDetections
 
         dets = super().read(image_bgr, roi, two_decks)
@@ -502,3 +502,48 @@ def test_khmer_an_arm_seen_only_near_a_pile_names_its_seat_by_direction() -> Non
         origins = [o, (o[0] + 3.0, o[1] + 2.0)]
         assert pipe._seat_from(origins) is None  # too near the zone to tell by distance
         assert pipe._seat_toward("discard:N", origins, 0.3) == seat
+
+
+class _DoubtfulCard(TruthReader):
+    """Reads `card` at 0.4, under a real reader's 0.5 floor: only a caller asking for a lower
+    floor (`min_p`) gets it. Records the floor of every read."""
+
+    def __init__(self, scene, card: str) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(scene)
+        self.card, self.floors = card, []
+
+    def read(self, image_bgr, roi=None, two_decks=False, cards=None, min_p=None):  # type: ignore[no-untyped-def]
+        from vision.types import CardDetections
+
+        self.floors.append(min_p)
+        d = super().read(image_bgr, roi, two_decks)
+        conf = np.where(np.array(d.cards) == self.card, 0.4, d.confidence).astype(np.float32)
+        keep = conf >= (0.5 if min_p is None else min_p)
+        return CardDetections(d.xyxy[keep], conf[keep], [c for c, k in zip(d.cards, keep) if k])
+
+
+@pytest.mark.parametrize("floor", [True, False])
+def test_a_laid_card_read_under_the_readers_floor_still_completes_the_reveal(floor: bool) -> None:
+    """Reveal areas read alone ask the reader for its doubtful cards too (`reveal_floor`):
+    a hand whose fourth card is read at 0.4 on every read is revealed, not timed out; the
+    market is always read at the reader's own floor."""
+    from vision.tracker.pipeline import TrackerConfig
+
+    lay = load_layout("kemps-4")
+    scene = Scene(lay)
+    reader = _DoubtfulCard(scene, "9S")
+    pipe = TablePipeline(lay, reader, HEADER, 30.0, TrackerConfig(reveal_floor=floor))
+    d = Driver(pipe, scene)
+    scene.place("market", M0)
+    d.wait(0.5)
+    market_reads = len(reader.floors)
+    pipe.request_reveal(["E"], d.t)
+    scene.place("reveal:E", ["9C", "9D", "9H", "9S"])
+    d.wait(1.5)
+    reveals = [e for e in d.events if e["type"] == "reveal"]
+    assert set(reader.floors[:market_reads]) == {None}
+    if floor:
+        assert [r["hands"] for r in reveals] == [{"E": ["9C", "9D", "9H", "9S"]}]
+        assert 0.3 in reader.floors[market_reads:]
+    else:
+        assert reveals == [] and set(reader.floors) == {None}

@@ -153,6 +153,7 @@ class TruthReader:
         roi: tuple[int, int, int, int] | None = None,
         two_decks: bool = False,
         cards: frozenset[str] | None = None,
+        min_p: float | None = None,
     ) -> CardDetections:
         self.calls += 1
         h, w = image_bgr.shape[:2]

@@ -164,8 +164,9 @@ class OracleReader:
         roi: tuple[int, int, int, int] | None = None,
         two_decks: bool = False,
         cards: frozenset[str] | None = None,
+        min_p: float | None = None,
     ) -> CardDetections:
-        # `cards` (the deck) is not used: the simulated misreads are drawn from all 52 cards,
+        # `cards` (the deck) and `min_p` are not used: the simulated misreads are drawn from all 52 cards,
         # as before, and the pipeline drops those outside the deck.
         seen = self.by_frame.get(self.index, ())
         if roi is not None:

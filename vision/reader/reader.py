@@ -270,6 +270,7 @@ class CardReader:
         two_decks: bool = False,
         multiscale: bool = False,
         cards: frozenset[str] | None = None,
+        min_p: float | None = None,
     ) -> CardDetections:
         """Cards in `image_bgr` (H×W×3 uint8), each physical card once; boxes in full-image px.
 
@@ -280,6 +281,8 @@ class CardReader:
         multiscale: photo mode, for images of unknown scale (a close-up, a phone photo): find
         the detector scale first (`photo_scale`, ≈5× the work; the live camera path knows
         its scale and does not need it). roi is ignored in photo mode.
+        min_p: the corner-read card floor (default `min_card_p`; photo mode keeps its own), for a
+        caller that votes over many reads and wants the doubtful ones too (the tracker's reveals).
         An image (or roi) too small to hold a readable card (under `MIN_SIDE` px) reads as none.
         """
         h, w = image_bgr.shape[:2]
@@ -289,7 +292,7 @@ class CardReader:
             return CardDetections.empty()
         if multiscale:
             return self.read_multiscale(image_bgr, two_decks, cards)
-        return self.read_with_indices(image_bgr, roi, two_decks, cards)[0]
+        return self.read_with_indices(image_bgr, roi, two_decks, cards, min_p)[0]
 
     @property
     def _labels(self) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
@@ -365,6 +368,7 @@ class CardReader:
         roi: tuple[int, int, int, int] | None = None,
         two_decks: bool = False,
         cards: frozenset[str] | None = None,
+        min_p: float | None = None,
     ) -> tuple[CardDetections, list[IndexObs]]:
         """`read`, plus the classified indices it grouped (in full-image px)."""
         image = _check_image(image_bgr)
@@ -381,9 +385,9 @@ class CardReader:
         indices = self.read_indices(image)
         f = self.upscale_for(indices) if small_frame else 1.0
         if f > 1:  # small cards: read again enlarged, results back in this image's px
-            det, indices = self._read_enlarged(image, f, two_decks, cards, outlines)
+            det, indices = self._read_enlarged(image, f, two_decks, cards, outlines, min_p)
         else:
-            det = self.with_bodies(image, self.detections_from(indices, two_decks, cards), two_decks, outlines)
+            det = self.with_bodies(image, self.detections_from(indices, two_decks, cards, min_p), two_decks, outlines)
         if dx or dy:
             det = det.offset(dx, dy)
             for o in indices:
@@ -402,7 +406,7 @@ class CardReader:
 
     def _read_enlarged(
         self, image: np.ndarray, f: float, two_decks: bool, cards: frozenset[str] | None,
-        started: Future[list[np.ndarray]] | None,
+        started: Future[list[np.ndarray]] | None, min_p: float | None = None,
     ) -> tuple[CardDetections, list[IndexObs]]:  # fmt: skip
         import cv2
 
@@ -411,7 +415,7 @@ class CardReader:
         big = cv2.resize(image, None, fx=f, fy=f, interpolation=cv2.INTER_CUBIC)
         outlines = self._start_outlines(big)
         indices = self.read_indices(big)
-        det = self.with_bodies(big, self.detections_from(indices, two_decks, cards), two_decks, outlines)
+        det = self.with_bodies(big, self.detections_from(indices, two_decks, cards, min_p), two_decks, outlines)
         for o in indices:
             o.box = tuple(v / f for v in o.box)  # type: ignore[assignment]
         return det.scaled(1 / f), indices

@@ -44,6 +44,7 @@ class Reader(Protocol):
         roi: tuple[int, int, int, int] | None = None,
         two_decks: bool = False,
         cards: frozenset[str] | None = None,
+        min_p: float | None = None,  # the card floor (None: the reader's own)
     ) -> CardDetections: ...
 
 
@@ -103,6 +104,10 @@ class TrackerConfig:
     # hand really resting there hides cards, and a reveal settles only on the full hand
     # (`RevealConfig.consistent` reads of the expected size). None: the plain cover test.
     reveal_still_s: float | None = 0.4
+    # Reads of reveal areas alone pass `reveal.min_confidence` to the reader as its card floor
+    # (`_read`), instead of the reader's own (0.5): a laid card read just under it on every
+    # read was never offered to the reveal, which waited for a lucky read. False: off.
+    reveal_floor: bool = True
     # Khmer piles and discards show only their top card, and a game may hold two identical
     # cards (two decks give six 6s): a 6D discarded onto a 6D leaves the visible set as it
     # was. When the zone owner's arm (told by where it came from) leaves such a zone, the one
@@ -366,10 +371,16 @@ class TablePipeline:
         assert masks is not None
         rois = [masks.roi(z) for z in zones]
         groups = _merge_rois(rois)
+        # A read of reveal areas alone keeps the reader's doubtful cards (down to the reveal's
+        # own `min_confidence`): the reveal votes over many reads and knows the hand's size, so
+        # a laid card read at 0.45 each time is evidence, not noise. Other zones keep the
+        # reader's floor (their filters were tuned on it), so a read that covers them does too.
+        reveal_only = all(z.startswith("reveal:") for z in zones)
+        floor = self.config.reveal.min_confidence if reveal_only and self.config.reveal_floor else None
         parts = []
         start = time.perf_counter()
         for roi in groups:
-            parts.append(self.reader.read(frame.image, roi=roi, two_decks=self.two_decks, cards=self._known_cards))
+            parts.append(self.reader.read(frame.image, roi=roi, two_decks=self.two_decks, cards=self._known_cards, min_p=floor))
             self.reads += 1
         cost = time.perf_counter() - start  # only used to pace live reads (max_reader_share)
         self._read_cost_s = cost if self._read_cost_s <= 0 else 0.7 * self._read_cost_s + 0.3 * cost
