@@ -166,8 +166,9 @@ class OracleReader:
         cards: frozenset[str] | None = None,
         min_p: float | None = None,
     ) -> CardDetections:
-        # `cards` (the deck) and `min_p` are not used: the simulated misreads are drawn from all 52 cards,
-        # as before, and the pipeline drops those outside the deck.
+        # `cards` (the deck) is not used: the simulated misreads are drawn from all 52 cards,
+        # as before, and the pipeline drops those outside the deck. `min_p` neither: simulated
+        # reads have no confidence floor.
         seen = self.by_frame.get(self.index, ())
         if roi is not None:
             x1, y1, x2, y2 = roi
