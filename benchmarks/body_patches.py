@@ -24,16 +24,11 @@ sys.path.insert(0, str(REPO))
 
 
 def run_onnx(path: Path, patches: np.ndarray, batch: int = 512) -> np.ndarray:
-    import onnxruntime as ort
-
+    from vision.reader.runtime import load_session
     from vision.train.train_body import to_tensor
 
-    opts = ort.SessionOptions()
-    opts.intra_op_num_threads = 2
-    sess = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
-    name = sess.get_inputs()[0].name
-    outs = [sess.run(None, {name: to_tensor(patches[i : i + batch]).numpy()})[0] for i in range(0, len(patches), batch)]
-    return np.concatenate(outs)
+    sess = load_session(path, threads=2, backend="onnxruntime")
+    return np.concatenate([sess.run(to_tensor(patches[i : i + batch]).numpy()) for i in range(0, len(patches), batch)])
 
 
 def main(argv: list[str] | None = None) -> int:
