@@ -1,6 +1,6 @@
 """Card F1 under one camera fault at a time, each stronger than the synthetic engine's draws.
 
-    .venv/bin/python benchmarks/condition_probe.py [--model models] [--tables 8] [--seed 41]
+    .venv/bin/python benchmarks/condition_probe.py [--model models] [--tables 8] [--seed 41] [--split val|test]
 
 Each random 1280×720 table of every held-out family except oxygen (unreadable by corners in
 any condition) is rendered several times from the same layout, deck and random draw of
@@ -9,7 +9,8 @@ once per fault below, which replaces only its own fields. The training engine dr
 blur σ ≤ 1.8 px, motion blur ≤ 9 px, noise σ ≤ 9, JPEG quality ≥ 35, tilt ≤ 30° and
 brightness ≥ 0.45 (vision/synth/conditions.py); these probes go past that, as real cameras
 and rooms do. Scored as the reader benchmark scores (reader_eval.py). It measures, it tunes
-nothing: no threshold or model is chosen on it.
+nothing: no threshold or model is chosen on it. `--split val` keeps the val families only: a
+candidate network may be chosen on that (the test families stay untouched).
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--model", default=str(REPO / "models"), help="reader model folder (default: models/)")
     ap.add_argument("--tables", type=int, default=8, help="tables per held-out family")
     ap.add_argument("--seed", type=int, default=41, help="scene seed")
+    ap.add_argument("--split", choices=("val", "test"), help="only that split's families (default: both)")
     args = ap.parse_args(argv)
     from tqdm import tqdm
 
@@ -56,7 +58,7 @@ def main(argv: list[str] | None = None) -> int:
     from vision.synth.scene import DEFAULT_MIN_VISIBLE, compose_table
 
     reader = CardReader.load(args.model)
-    decks = {k: v for k, v in held_out_decks(4).items() if not k.startswith("oxygen")}
+    decks = {k: v for k, v in held_out_decks(4).items() if not k.startswith("oxygen") and (args.split is None or k.endswith(f"({args.split})"))}
     scores = {f: Score() for f in FAULTS}
     rng = np.random.default_rng(args.seed)
     with tqdm(total=len(decks) * args.tables, desc="condition probe") as bar:
@@ -73,7 +75,8 @@ def main(argv: list[str] | None = None) -> int:
                                           min_visible=DEFAULT_MIN_VISIBLE)  # fmt: skip
                     scores[fault].add(score_frame(scene, reader.read(scene.image)))
                 bar.update()
-    print(f"{len(decks)} held-out families (no oxygen) × {args.tables} tables, {args.model}")
+    split = f"{args.split} " if args.split else ""
+    print(f"{len(decks)} held-out {split}families (no oxygen) × {args.tables} tables, {args.model}")
     print("| condition | card F1 | precision | recall |")
     print("|---|---|---|---|")
     for fault, s in scores.items():

@@ -254,3 +254,36 @@ def blur_noise_jpeg(img: np.ndarray, cond: SceneConditions, rng: np.random.Gener
         if ok:
             out = cv2.imdecode(buf, cv2.IMREAD_COLOR)
     return out
+
+
+# ---------------------------------------------------------------- harsher cameras
+# Ranges past `SceneConditions.random`'s, as cheap webcams and dim rooms give them (frame
+# pixels at 1280×720). The corner detector loses most of its recall to exactly these
+# (models/MODEL_CARD.md "Known weaknesses"), so its training tiles may be cut from a copy of
+# the scene with one of them added (`SampleConfig.frame_faults`).
+HARSH_FAULTS: tuple[str, ...] = ("focus", "motion", "noise", "dim", "jpeg")
+
+
+def harsh_camera(image: np.ndarray, rng: np.random.Generator, kind: str | None = None) -> np.ndarray:
+    """`image` (uint8 BGR) with one harsh camera fault added on top of what it has:
+    focus blur σ 1.5–3.2 px, motion blur 8–18 px, sensor noise σ 10–24, a dim room
+    (×0.3–0.6, then noise σ 5–12) or JPEG quality 10–35, each as likely (`kind`: that one)."""
+    if kind is None:
+        kind = HARSH_FAULTS[int(rng.integers(len(HARSH_FAULTS)))]
+    elif kind not in HARSH_FAULTS:
+        raise ValueError(f"unknown camera fault {kind!r} (one of {', '.join(HARSH_FAULTS)})")
+    img = image.astype(np.float32)
+    cond = SceneConditions()
+    if kind == "focus":
+        cond = replace(cond, blur_sigma=float(rng.uniform(1.5, 3.2)))
+    elif kind == "motion":
+        cond = replace(cond, motion_blur=float(rng.uniform(8, 18)), motion_angle=float(rng.uniform(0, 180)))
+    elif kind == "noise":
+        cond = replace(cond, noise_sigma=float(rng.uniform(10, 24)))
+    elif kind == "dim":
+        img *= float(rng.uniform(0.3, 0.6))
+        cond = replace(cond, noise_sigma=float(rng.uniform(5, 12)))
+    else:
+        cond = replace(cond, jpeg_quality=int(rng.integers(10, 36)))
+    return blur_noise_jpeg(img, cond, rng)
+

@@ -33,6 +33,10 @@ class SampleConfig:
     crop_pad: float = 1.75  # stored context, in index long sides (runtime uses less)
     cls_min_visible: float = 0.75
     negatives_per_positive: float = 0.6
+    # Share of scenes whose detector tiles are cut from a copy with a harsher camera fault
+    # than the scene engine draws (`conditions.harsh_camera`: strong blur, noise, dim light,
+    # heavy JPEG); 0 (default) draws nothing, so older configs render the same tiles.
+    frame_faults: float = 0.0
 
 
 @dataclass(slots=True)
@@ -75,6 +79,10 @@ def _index_size(labels: list[Any]) -> float:
 
 def detector_tiles(image: np.ndarray, labels: list[Any], cfg: SampleConfig, rng: np.random.Generator) -> list:
     """Downscaled, tiled copies of the scene with one-class index boxes."""
+    if cfg.frame_faults > 0 and rng.random() < cfg.frame_faults:
+        from vision.synth.conditions import harsh_camera
+
+        image = harsh_camera(image, rng)  # boxes stay: blur and noise move no index
     f = cfg.base_scale * float(np.exp(rng.uniform(*np.log(cfg.scale_jitter))))
     med = _index_size(labels)
     lo, hi = cfg.index_px_range
