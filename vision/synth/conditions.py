@@ -286,4 +286,3 @@ def harsh_camera(image: np.ndarray, rng: np.random.Generator, kind: str | None =
     else:
         cond = replace(cond, jpeg_quality=int(rng.integers(10, 36)))
     return blur_noise_jpeg(img, cond, rng)
-
