@@ -8,7 +8,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from vision.reader.reader import DEFAULT_MODEL_DIR, CardReader, ReaderMeta, detector_choice
@@ -187,53 +186,3 @@ def test_a_phone_photo_turned_by_its_exif_tag_is_read_upright(tmp_path: Path) ->
     image, why = load_image(str(path))
     assert not why and image is not None and image.shape[:2] == (40, 60)
     assert image[:10, :20].mean() > 200 and image[20:, 30:].mean() < 50
-
-
-def _with_photo_detector(tmp_path: Path) -> Path:
-    """A copy of the shipped model whose reader.json names a photo-mode detector of its own
-    (here the float detector's IR under another name: a different network from the INT8 one
-    photo mode loads without the key)."""
-    dest = tmp_path / "m"
-    shutil.copytree(DEFAULT_MODEL_DIR, dest)
-    meta = json.loads((dest / "reader.json").read_text())
-    float_ir = meta["detector_bf16_file"]
-    for ext in (".xml", ".bin"):
-        shutil.copyfile(dest / (float_ir[:-4] + ext), dest / ("photo_detector" + ext))
-    meta["photo_detector_file"] = "photo_detector.xml"
-    (dest / "reader.json").write_text(json.dumps(meta))
-    return dest
-
-
-def _loaded_files(model_dir: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[CardReader, dict[int, str]]:
-    """The reader, and which file each of its sessions was opened from (by session id)."""
-    import vision.reader.reader as reader_mod
-
-    opened: dict[int, str] = {}
-    real = reader_mod.load_session
-
-    def spy(path: Path, *args: object, **kwargs: object) -> object:
-        session = real(path, *args, **kwargs)  # type: ignore[arg-type]
-        opened[id(session)] = Path(path).name
-        return session
-
-    monkeypatch.setattr(reader_mod, "load_session", spy)
-    return CardReader.load(model_dir), opened
-
-
-@pytest.mark.skipif(not HAVE_MODEL, reason="no shipped model")
-def test_photo_mode_loads_its_own_detector_file_when_reader_json_names_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    shipped, opened = _loaded_files(DEFAULT_MODEL_DIR, monkeypatch)
-    meta = json.loads((DEFAULT_MODEL_DIR / "reader.json").read_text())
-    assert "photo_detector_file" not in meta or meta["photo_detector_file"] is None
-    assert opened[id(shipped.photo_detector.session)] == meta["detector_file"]  # the INT8 twin
-    own, opened = _loaded_files(_with_photo_detector(tmp_path), monkeypatch)
-    assert opened[id(own.photo_detector.session)] == "photo_detector.xml"
-    assert opened[id(own.detector.session)] == detector_choice(own.meta)[0]  # the camera's is unchanged
-
-
-@pytest.mark.skipif(not HAVE_MODEL, reason="no shipped model")
-def test_a_missing_photo_detector_file_is_one_clear_error(tmp_path: Path) -> None:
-    dest = _with_photo_detector(tmp_path)
-    (dest / "photo_detector.xml").unlink()
-    with pytest.raises(ModelError, match="photo_detector.xml"):
-        CardReader.load(dest)

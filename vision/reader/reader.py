@@ -78,11 +78,6 @@ class ReaderMeta:
     # index; indices smaller than it (a card further away, an index half out of the image)
     # were missed there, and 16 of the 28 missed indices on 60 val photos were found at 1.4–2×.
     photo_second_look: float | None = None
-    # photo mode's own detector file (None, as shipped: `detector_file`, the INT8 twin of the
-    # camera's). Added 2026-12-06 to try round 10's detector (trained with harsher camera
-    # faults) in photo mode alone: better on val-family photos, worse on the benchmark's photos
-    # of the test families, so reader.json does not set it (models/MODEL_CARD.md, round 10).
-    photo_detector_file: str | None = None
     classifier2_file: str | None = None  # optional second view (classifier.TwoViewClassifier)
     classifier2_size: int = 40
     classifier2_pad: float = 1.25
@@ -191,10 +186,7 @@ class CardReader:
             return IndexDetector(session, meta.detector_input_hw, meta.detector_conf, meta.detector_iou)
 
         det = detector(det_file, det_precision)
-        if meta.photo_detector_file:
-            photo_det = detector(meta.photo_detector_file, None)
-        else:
-            photo_det = detector(meta.detector_file, None) if det_file != meta.detector_file else det
+        photo_det = detector(meta.detector_file, None) if det_file != meta.detector_file else det
         clf = IndexClassifier(
             load_session(root / meta.classifier_file, threads),
             meta.classifier_size,
