@@ -140,7 +140,8 @@ def _in_any_truth(truths: tuple[Truth, ...], start: float, end: float) -> bool:
 
 def permissive(config: VoiceConfig) -> VoiceConfig:
     th = {k: (1e-40 if one_word(k) else 1e-60) for k in config.thresholds}  # far below any useful one
-    return replace(config, thresholds=th, verify_margin={}, direct_pause_db={}, detect_pause_db={}, decoys=True)
+    return replace(config, thresholds=th, verify_margin={}, direct_pause_db={}, detect_pause_db={},
+                   direct_lead_pause_db={}, decoys=True)
 
 
 MARGINS: tuple[float | None, ...] = (None, -3.0, -2.0, -1.5, -1.0, -0.5, 0.0, 0.5)  # nats/phone

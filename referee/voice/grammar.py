@@ -104,6 +104,7 @@ class Phrase:
     direct_pause_db: float | None = None  # direct only when the level drops this much right after it
     detect_pause_db: float | None = None  # reported only when the level drops this much right after it
     word_phones: tuple[int, ...] = ()  # phones of each dictionary word (empty: not known)
+    direct_lead_pause_db: float | None = None  # direct only when the level before it is this much lower
 
     @property
     def is_decoy(self) -> bool:
@@ -128,6 +129,7 @@ class VoiceConfig:
     verify_margin: dict[str, float] = field(default_factory=dict)
     direct_pause_db: dict[str, float] = field(default_factory=dict)
     detect_pause_db: dict[str, float] = field(default_factory=dict)
+    direct_lead_pause_db: dict[str, float] = field(default_factory=dict)
     # pause check relative to the background (None: the fixed dB above, as before 2026-11-30 pm):
     # a phrase needs min(its pause dB, pause_fraction × (its level − background)), never
     # below pause_min_db; background = `floor_percentile` of the frame levels in the
@@ -162,6 +164,7 @@ _TOP_KEYS = {
     "extra_words_db",
     "direct_pause_db",
     "detect_pause_db",
+    "direct_lead_pause_db",
     "decoys",
     "decoy_threshold",
     "verify_margin",
@@ -214,7 +217,7 @@ def load_config(path: Path | str | None = None, overrides: dict[str, Any] | None
     if bad:
         raise VoiceConfigError(f"{p}: unknown phrase(s) in verify_margin: {', '.join(bad)} (known: {', '.join(sorted(known_t))})")
     pauses: dict[str, dict[str, float]] = {}
-    for block in ("direct_pause_db", "detect_pause_db"):
+    for block in ("direct_pause_db", "detect_pause_db", "direct_lead_pause_db"):
         pauses[block] = {str(k): float(v) for k, v in (raw.get(block) or {}).items()}
         bad = sorted(set(pauses[block]) - known_t)
         if bad:
@@ -267,6 +270,7 @@ def load_config(path: Path | str | None = None, overrides: dict[str, Any] | None
         verify_margin=margins,
         direct_pause_db=pauses["direct_pause_db"],
         detect_pause_db=pauses["detect_pause_db"],
+        direct_lead_pause_db=pauses["direct_lead_pause_db"],
         extra_words_db=None if extra_db is None else float(extra_db),
         denoise=denoise,
         lm_verify=lm_verify,
@@ -562,7 +566,8 @@ def build_grammar(
                     Phrase(" ".join(variant), tpl.key, tpl.call, target, config.thresholds[tpl.key],
                            len(words), n_phones, direct, config.verify_margin.get(tpl.key),
                            config.direct_pause_db.get(tpl.key), config.detect_pause_db.get(tpl.key),
-                           tuple(len(dictionary[w].split()) for w in variant))
+                           tuple(len(dictionary[w].split()) for w in variant),
+                           config.direct_lead_pause_db.get(tpl.key))
                 )
     if config.decoys:
         phrases.extend(_decoy_phrases(game, dictionary, cmu, config.decoy_threshold))

@@ -13,6 +13,9 @@ How a detection is decided (each rule fixes a measured trap, see docs/voice.md):
   after (the level 50-200 ms after its end has not dropped `direct_pause_db` below the
   phrase's own level) is only a "heard: ...?" prompt, and below `detect_pause_db` dropped;
   in a noisy room the detection drop asked is relative to the background (`pause_floor`);
+- and it starts out of a pause too: where configured (`direct_lead_pause_db`), a phrase that
+  runs on from speech before it (the level 50-250 ms before its start is not that many dB
+  below the phrase's own: "I think contra dancing…") is only a prompt, never direct;
 - a longer phrase must leave its extra words real time and real voice: "double kem's"
   fitted over background babble before a lone "kem's" is not credible (`extra_words_db`).
 Optionally (`denoise: enabled`) the audio first goes through a streaming noise reducer
@@ -61,6 +64,7 @@ _LN_BASE = math.log(1.0001)  # pocketsphinx's logmath base
 _SENSCR_SHIFT = 10  # pocketsphinx scores are logmath values >> 10
 _KWS_MAX = 1500  # kws_search.c subtracts this from a detection's score before reporting
 PAUSE_WINDOW = (5, 20)  # frames after a phrase's end whose level is compared with the phrase's
+LEAD_WINDOW = (5, 25)  # frames before a phrase's start whose level is compared with the phrase's
 _LEVEL_KEEP = 1000  # frames of level history kept (10 s)
 _FLOOR_MIN_FRAMES = 50  # background level needs at least 0.5 s before the phrase
 _AUDIO_KEEP_S = 6.0  # audio kept for the LM verification (lm_verify) and the embedding check, seconds
@@ -468,7 +472,8 @@ class CallListener:
             confidence=conf,
             provisional=(self.config.one_word_provisional and p.n_words == 1)
             or (p.direct_threshold is not None and _direct_score(c, group) < math.log(p.direct_threshold))
-            or not self._paused(c, p.direct_pause_db, relative=self.config.pause_floor_direct),
+            or not self._paused(c, p.direct_pause_db, relative=self.config.pause_floor_direct)
+            or not self._lead_paused(c, p.direct_lead_pause_db),
             phrase=_spoken(p),
             t_start=self._t_base + c.start * FRAME_S,
         )
@@ -512,6 +517,25 @@ class CallListener:
         if peak is None or pb <= pa:
             return None
         return peak - sum(lv[pa:pb]) / (pb - pa)
+
+    def lead_drop(self, c: _Candidate) -> float | None:
+        """dB from the phrase's level down to the mean level 50-250 ms before its start
+        (`LEAD_WINDOW`); None when those frames are not known (the stream's first 250 ms, or
+        history already dropped)."""
+        lv, base = self._level, self._level_base
+        pa, pb = c.start - LEAD_WINDOW[1] - base, c.start - LEAD_WINDOW[0] - base
+        peak = self._phrase_level(c)
+        if peak is None or pa < 0 or pb > len(lv):
+            return None
+        return peak - sum(lv[pa:pb]) / (pb - pa)
+
+    def _lead_paused(self, c: _Candidate, need_db: float | None) -> bool:
+        """True when no pause before `c` is required, or the level before it is `need_db`
+        under the phrase's (unknown, at the start of a stream: counted as a pause)."""
+        if need_db is None:
+            return True
+        drop = self.lead_drop(c)
+        return drop is None or drop >= need_db
 
     def background_level(self, c: _Candidate) -> float | None:
         """The room's level before the phrase: `floor_percentile` of the frame levels in the

@@ -141,6 +141,11 @@ def test_pause_settings_are_checked_and_reach_the_phrases() -> None:
         load_config(overrides={"direct_pause_db": {"cut": 12.0}})
     with pytest.raises(VoiceConfigError, match="detect_pause_db values"):
         load_config(overrides={"detect_pause_db": {"kemps": -3.0}})
+    lead = build_grammar("kems", NAMES, load_config(overrides={"direct_lead_pause_db": {"contre kem's": 9.0}}))
+    assert {p.direct_lead_pause_db for p in lead.phrases if p.template == "contre kem's"} == {9.0}
+    assert {p.direct_lead_pause_db for p in lead.phrases if p.template == "double kem's"} == {None}
+    with pytest.raises(VoiceConfigError, match="unknown phrase.*direct_lead_pause_db"):
+        load_config(overrides={"direct_lead_pause_db": {"contre": 9.0}})
 
 
 def test_pause_floor_and_arbitration_settings_are_checked() -> None:

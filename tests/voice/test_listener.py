@@ -127,6 +127,30 @@ def test_pause_drop_measures_the_level_fall_after_a_phrase() -> None:
         assert lis.pause_drop(_Candidate(cut, 20, 1590, 10.0)) is None
 
 
+def test_lead_drop_measures_the_level_before_a_phrase() -> None:
+    """A call shouted out of a pause passes `direct_lead_pause_db`; one that speech runs into
+    ("I think contra dancing…") does not; the stream's first 250 ms are unknown, not held
+    against the call."""
+    import numpy as np
+
+    from referee.voice.grammar import Phrase
+    from referee.voice.listener import _Candidate
+
+    rng = np.random.default_rng(1)
+    loud = (rng.standard_normal(16000) * 3000).astype(np.int16)  # 1 s "speech"
+    quiet = (rng.standard_normal(8000) * 30).astype(np.int16)  # 0.5 s, 40 dB lower
+    contre = Phrase("contre kem's", "contre kem's", "contre_kems", None, 1e-3, 2, 9)
+    for head, want in ((quiet, 40.0), (loud[:8000], 0.0)):
+        lis = CallListener("kems", NAMES)
+        lis.feed(np.concatenate([head, loud]).tobytes())
+        c = _Candidate(contre, 50, 120, 10.0)  # starts where the loud part does
+        drop = lis.lead_drop(c)
+        assert drop is not None and abs(drop - want) < 2.0, (drop, want)
+        assert lis._lead_paused(c, None)  # nothing required: always passes
+        assert lis._lead_paused(c, 12.0) == (want > 12.0)
+        assert lis.lead_drop(_Candidate(contre, 10, 80, 10.0)) is None  # before the stream's 250th ms
+
+
 def test_pause_requirement_makes_two_word_calls_prompts_or_drops_them() -> None:
     from referee.voice.grammar import load_config
 
