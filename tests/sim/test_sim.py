@@ -215,3 +215,18 @@ def test_synth_video_says_when_it_falls_back_to_a_procedural_deck(
     assert deck.name.startswith("procedural-")
     err = capsys.readouterr().err
     assert deck.name in err and "install_deck_art.sh" in err
+
+
+@pytest.mark.parametrize(("game", "seed"), [("kems", 9004), ("kemps", 9013), ("khmer", 9009)])
+def test_a_reveal_near_the_end_is_shown_before_the_recording_ends(game: str, seed: int) -> None:
+    """Seeds whose last reveal fell in a one-minute game's last second (59.3-59.9 s) before
+    the director ran a recording on past it: the hands now lie free of arms for
+    REVEAL_SHOWN_S before the video ends, and every event stays inside the recording."""
+    from vision.sim.director import REVEAL_SHOWN_S
+
+    tl = direct(default_header(game), load_layout(DEFAULT_LAYOUTS[game]), 1.0, seed)  # `synth video`'s 1280×720
+    reveals = [e["t"] for e in tl.events if e["type"] == "reveal"]
+    assert reveals and reveals[-1] > 59.0  # still the late reveal this test is about
+    assert tl.duration >= reveals[-1] + REVEAL_SHOWN_S
+    assert max(e["t"] for e in tl.events) <= tl.duration
+    assert tl.duration <= 60.0 + REVEAL_SHOWN_S + 5.0  # runs on for the reveal only, not a new deal

@@ -248,6 +248,9 @@ class Engine:
 # --------------------------------------------------------------------------- director
 
 
+REVEAL_SHOWN_S = 3.0  # seconds a reveal lies free of arms before a recording may end
+
+
 class Director:
     """Runs one game for `duration` seconds and records truth and motions."""
 
@@ -325,8 +328,13 @@ class Director:
             self.tl.events.append({**d.event, "t": round(t_event, 3)})
             self.tl.results += results
             now = t_end
+            # A reveal laid down in the last seconds would end the video before a camera could
+            # read it (1 in 7-10 one-minute games, 2026-12-06): the recording runs on until the
+            # hands have lain free of arms for REVEAL_SHOWN_S.
+            shown_until = round(t_end + REVEAL_SHOWN_S, 3) if d.kind == "reveal" else 0.0
+            self.tl.duration = max(self.tl.duration, shown_until)
             if self.engine.finished():  # game over: the recording ends a few seconds later
-                self.tl.duration = min(self.duration, round(t_end + 3.0, 3))
+                self.tl.duration = max(min(self.duration, round(t_end + 3.0, 3)), shown_until)
                 break
         return self.tl
 
