@@ -547,3 +547,52 @@ def test_a_laid_card_read_under_the_readers_floor_still_completes_the_reveal(flo
         assert 0.3 in reader.floors[market_reads:]
     else:
         assert reveals == [] and set(reader.floors) == {None}
+
+
+class _LookAlike(TruthReader):
+    """Reads the laid `card` as `like` (a 6 taken for an 8) unless the caller's `cards` leave
+    `like` out; records the `cards` of every read."""
+
+    def __init__(self, scene, card: str, like: str) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(scene)
+        self.card, self.like, self.asked = card, like, []
+
+    def read(self, image_bgr, roi=None, two_decks=False, cards=None, min_p=None):  # type: ignore[no-untyped-def]
+        from vision.types import CardDetections
+
+        self.asked.append(cards)
+        d = super().read(image_bgr, roi, two_decks)
+        swap = cards is None or self.like in cards
+        names = [self.like if (c == self.card and swap) else c for c in d.cards]
+        return CardDetections(d.xyxy, d.confidence, names)
+
+
+@pytest.mark.parametrize("exclude", [True, False])
+def test_a_revealed_card_is_not_read_as_a_card_the_market_holds(exclude: bool) -> None:
+    """One deck: a card lying in the market cannot be in a hand, so reveal areas read alone
+    ask the reader for the deck less the market (`reveal_excludes_table`); a laid 6S the
+    reader would take for the market's 8S is read as the 6S. The market itself is read
+    against the whole deck."""
+    from vision.tracker.pipeline import TrackerConfig
+
+    lay = load_layout("kemps-4")
+    scene = Scene(lay)
+    reader = _LookAlike(scene, "6S", "8S")
+    pipe = TablePipeline(lay, reader, HEADER, 30.0, TrackerConfig(reveal_excludes_table=exclude))
+    d = Driver(pipe, scene)
+    market = ["7C", "KD", "8S", "4H"]
+    scene.place("market", market)
+    d.wait(0.5)
+    market_reads = len(reader.asked)
+    pipe.request_reveal(["E"], d.t)
+    scene.place("reveal:E", ["9C", "9D", "9H", "6S"])
+    d.wait(1.5)
+    reveals = [e["hands"] for e in d.events if e["type"] == "reveal"]
+    assert set(reader.asked[:market_reads]) == {None}
+    if exclude:
+        assert reveals == [{"E": ["6S", "9C", "9D", "9H"]}]
+        asked = [a for a in reader.asked[market_reads:] if a is not None]
+        assert asked and all(not (set(market) & a) and len(a) == 48 for a in asked)
+    else:
+        assert reveals == [{"E": ["8S", "9C", "9D", "9H"]}]
+        assert set(reader.asked) == {None}

@@ -108,6 +108,12 @@ class TrackerConfig:
     # (`_read`), instead of the reader's own (0.5): a laid card read just under it on every
     # read was never offered to the reveal, which waited for a lucky read. False: off.
     reveal_floor: bool = True
+    # Reads of reveal areas alone, in a one-deck game, read every card as one a hand can hold:
+    # not one of the market's cards now, nor one of this deck cycle's discard pile
+    # (`_hand_cards`). Why: a revealed 6S read 8S while the 8S had gone to the discard at a
+    # reset (a fresh set of 6 Dec, night), and the call was judged on a card that could not
+    # be there. False: every card of the deck.
+    reveal_excludes_table: bool = True
     # Khmer piles and discards show only their top card, and a game may hold two identical
     # cards (two decks give six 6s): a 6D discarded onto a 6D leaves the visible set as it
     # was. When the zone owner's arm (told by where it came from) leaves such a zone, the one
@@ -377,10 +383,13 @@ class TablePipeline:
         # reader's floor (their filters were tuned on it), so a read that covers them does too.
         reveal_only = all(z.startswith("reveal:") for z in zones)
         floor = self.config.reveal.min_confidence if reveal_only and self.config.reveal_floor else None
+        allowed = self._known_cards
+        if reveal_only and self.config.reveal_excludes_table:
+            allowed = self._hand_cards() or allowed
         parts = []
         start = time.perf_counter()
         for roi in groups:
-            parts.append(self.reader.read(frame.image, roi=roi, two_decks=self.two_decks, cards=self._known_cards, min_p=floor))
+            parts.append(self.reader.read(frame.image, roi=roi, two_decks=self.two_decks, cards=allowed, min_p=floor))
             self.reads += 1
         cost = time.perf_counter() - start  # only used to pace live reads (max_reader_share)
         self._read_cost_s = cost if self._read_cost_s <= 0 else 0.7 * self._read_cost_s + 0.3 * cost
@@ -466,6 +475,15 @@ class TablePipeline:
         if m.reserve is None or m.reserve < m.config.size:
             return frozenset()
         return frozenset(c for c, n in m.discard.items() if n > 0)
+
+    def _hand_cards(self) -> frozenset[str] | None:
+        """Cards a revealed hand can hold in a one-deck game: the deck less the market's cards
+        now and this deck cycle's discard pile (`_discarded`). None when that is not known
+        (not one deck, Khmer, no market dealt, a deal due)."""
+        m = self.market
+        if not self.one_deck or self.khmer or not m.dealt or m.expect_deal:
+            return None
+        return frozenset(self.deck_cards) - frozenset(m.market) - self._discarded()
 
     def _after_reveal(self, evs: list[Event]) -> None:
         if evs and not self.khmer:
