@@ -529,21 +529,12 @@ def test_a_laid_card_read_under_the_readers_floor_still_completes_the_reveal(flo
     market is always read at the reader's own floor."""
     from vision.tracker.pipeline import TrackerConfig
 
-    lay = load_layout("kemps-4")
-    scene = Scene(lay)
-    reader = _DoubtfulCard(scene, "9S")
-    pipe = TablePipeline(lay, reader, HEADER, 30.0, TrackerConfig(reveal_floor=floor))
-    d = Driver(pipe, scene)
-    scene.place("market", M0)
-    d.wait(0.5)
-    market_reads = len(reader.floors)
-    pipe.request_reveal(["E"], d.t)
-    scene.place("reveal:E", ["9C", "9D", "9H", "9S"])
-    d.wait(1.5)
-    reveals = [e for e in d.events if e["type"] == "reveal"]
+    reader, reveals, market_reads = _reveal_after_market(
+        lambda scene: _DoubtfulCard(scene, "9S"), TrackerConfig(reveal_floor=floor), M0, ["9C", "9D", "9H", "9S"], "floors"
+    )
     assert set(reader.floors[:market_reads]) == {None}
     if floor:
-        assert [r["hands"] for r in reveals] == [{"E": ["9C", "9D", "9H", "9S"]}]
+        assert reveals == [{"E": ["9C", "9D", "9H", "9S"]}]
         assert 0.3 in reader.floors[market_reads:]
     else:
         assert reveals == [] and set(reader.floors) == {None}
@@ -575,19 +566,11 @@ def test_a_revealed_card_is_not_read_as_a_card_the_market_holds(exclude: bool) -
     against the whole deck."""
     from vision.tracker.pipeline import TrackerConfig
 
-    lay = load_layout("kemps-4")
-    scene = Scene(lay)
-    reader = _LookAlike(scene, "6S", "8S")
-    pipe = TablePipeline(lay, reader, HEADER, 30.0, TrackerConfig(reveal_excludes_table=exclude))
-    d = Driver(pipe, scene)
     market = ["7C", "KD", "8S", "4H"]
-    scene.place("market", market)
-    d.wait(0.5)
-    market_reads = len(reader.asked)
-    pipe.request_reveal(["E"], d.t)
-    scene.place("reveal:E", ["9C", "9D", "9H", "6S"])
-    d.wait(1.5)
-    reveals = [e["hands"] for e in d.events if e["type"] == "reveal"]
+    reader, reveals, market_reads = _reveal_after_market(
+        lambda scene: _LookAlike(scene, "6S", "8S"), TrackerConfig(reveal_excludes_table=exclude), market,
+        ["9C", "9D", "9H", "6S"], "asked",
+    )  # fmt: skip
     assert set(reader.asked[:market_reads]) == {None}
     if exclude:
         assert reveals == [{"E": ["6S", "9C", "9D", "9H"]}]
@@ -596,3 +579,21 @@ def test_a_revealed_card_is_not_read_as_a_card_the_market_holds(exclude: bool) -
     else:
         assert reveals == [{"E": ["8S", "9C", "9D", "9H"]}]
         assert set(reader.asked) == {None}
+
+
+def _reveal_after_market(make_reader, config, market: list[str], hand: list[str], log: str):  # type: ignore[no-untyped-def]
+    """A market laid and read, then East asked to reveal and `hand` laid in its area.
+    Returns (reader, the reveal events' hands, how many reads the market took: the reader's
+    `log` list before the reveal)."""
+    lay = load_layout("kemps-4")
+    scene = Scene(lay)
+    reader = make_reader(scene)
+    pipe = TablePipeline(lay, reader, HEADER, 30.0, config)
+    d = Driver(pipe, scene)
+    scene.place("market", market)
+    d.wait(0.5)
+    market_reads = len(getattr(reader, log))
+    pipe.request_reveal(["E"], d.t)
+    scene.place("reveal:E", hand)
+    d.wait(1.5)
+    return reader, [e["hands"] for e in d.events if e["type"] == "reveal"], market_reads
