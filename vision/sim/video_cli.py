@@ -24,7 +24,8 @@ def heldout_procedural_base() -> int:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--game", choices=GAMES, required=True, help="which game the simulated players play")
-    parser.add_argument("--minutes", type=float, default=1.0, help="video length in minutes (default: 1)")
+    parser.add_argument("--minutes", type=float, default=1.0, help="video length in minutes (default: 1); a game that ends stops it 3 s later, and a reveal "
+                        "laid down near the end runs it on until the hands have lain 3 s")
     parser.add_argument("--seed", type=int, default=0, help="random seed: same seed, same game and same video (default: 0)")
     parser.add_argument("--out", required=True, help="recording folder to write (video.mp4, truth.jsonl, meta.json, …)")
     parser.add_argument("--fps", type=float, default=15.0, help="frames per second (default: 15)")
