@@ -33,20 +33,10 @@ from bench_voice import OTHER_TUNE_VOICES, TUNE_VOICES, first_match, run_stream 
 from voice_corpus import CONDITIONS, load_corpus, with_noise  # noqa: E402
 
 from referee.voice.grammar import VoiceConfig, load_config  # noqa: E402
-from referee.voice.listener import LEAD_WINDOW  # noqa: E402
+from referee.voice.listener import lead_drop_db  # noqa: E402
 from referee.voice.segment_ends import frame_levels_db  # noqa: E402
 
 CANDIDATES = (6.0, 9.0, 12.0, 15.0, 18.0)  # dB tried for direct_lead_pause_db
-
-
-def lead_drop(levels: np.ndarray, start: int, end: int) -> float | None:
-    """As `CallListener.lead_drop`, from the whole stream's 10 ms frame levels."""
-    a, b = start - LEAD_WINDOW[1], start - LEAD_WINDOW[0]
-    if a < 0:
-        return None
-    inside = sorted(levels[start : end + 1])
-    peak = inside[min(len(inside) - 1, int(0.8 * len(inside)))]
-    return float(peak - levels[a:b].mean())
 
 
 def _job(job: tuple) -> list[dict]:
@@ -66,7 +56,7 @@ def _job(job: tuple) -> list[dict]:
         for i, (c, _) in enumerate(res.calls):
             if c.provisional or c.t_start is None or len(c.phrase.split()) < 2:
                 continue
-            drop = lead_drop(levels, round(c.t_start / 0.01), round(c.t / 0.01) - 1)
+            drop = lead_drop_db(levels, round(c.t_start / 0.01), round(c.t / 0.01))  # frames start..end+1
             rows.append({"voice": st.voice, "kind": st.kind, "game": game, "cond": cname, "phrase": c.phrase,
                          "truth": truth_of.get(i), "lead": 99.0 if drop is None else drop})
         if st.kind != "calls":

@@ -40,7 +40,7 @@ import tempfile
 import time
 from array import array
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -519,15 +519,8 @@ class CallListener:
         return peak - sum(lv[pa:pb]) / (pb - pa)
 
     def lead_drop(self, c: _Candidate) -> float | None:
-        """dB from the phrase's level down to the mean level 50-250 ms before its start
-        (`LEAD_WINDOW`); None when those frames are not known (the stream's first 250 ms, or
-        history already dropped)."""
-        lv, base = self._level, self._level_base
-        pa, pb = c.start - LEAD_WINDOW[1] - base, c.start - LEAD_WINDOW[0] - base
-        peak = self._phrase_level(c)
-        if peak is None or pa < 0 or pb > len(lv):
-            return None
-        return peak - sum(lv[pa:pb]) / (pb - pa)
+        """`lead_drop_db` of `c` in the level history (None: frames not, or no longer, known)."""
+        return lead_drop_db(self._level, c.start - self._level_base, c.end + 1 - self._level_base)
 
     def _lead_paused(self, c: _Candidate, need_db: float | None) -> bool:
         """True when no pause before `c` is required, or the level before it is `need_db`
@@ -596,6 +589,19 @@ class CallListener:
         self._decoder.start_utt()
         self._utt_start = self._processed
         self._seen.clear()
+
+
+def lead_drop_db(levels: Sequence[float], start: int, end: int) -> float | None:
+    """dB from the level of frames `start`..`end` (end excluded; their 80th percentile, as
+    `_span_level`) down to the mean level 50-250 ms before `start` (`LEAD_WINDOW`); None when
+    any of those frames is outside `levels` (the stream's first 250 ms). Shared with
+    benchmarks/voice_lead_pause.py, which runs it on a whole stream's levels."""
+    a, b = start - LEAD_WINDOW[1], start - LEAD_WINDOW[0]
+    if a < 0 or end > len(levels) or end <= start:
+        return None
+    inside = sorted(levels[start:end])
+    peak = inside[min(len(inside) - 1, int(0.8 * len(inside)))]
+    return float(peak - sum(levels[a:b]) / (b - a))
 
 
 def _overlap(a: _Candidate, b: _Candidate) -> bool:

@@ -483,7 +483,7 @@ class TablePipeline:
         m = self.market
         if not self.one_deck or self.khmer or not m.dealt or m.expect_deal:
             return None
-        return frozenset(self.deck_cards) - frozenset(m.market) - self._discarded()
+        return self.deck_cards - frozenset(m.market) - self._discarded()
 
     def _after_reveal(self, evs: list[Event]) -> None:
         if evs and not self.khmer:
