@@ -180,3 +180,24 @@ def test_a_steal_read_again_a_moment_later_on_the_pile_is_one_steal() -> None:
     feed(off, change("row:S", 1.0, [], ["3S"]))
     feed(off, change("pile:N", 36.6, [], ["3S"]))
     assert [e["type"] for e in feed(off, change("pile:N", 36.9, ["3S"], ["3S", "3S"]))] == ["steal"]
+
+
+def test_the_last_moves_card_back_on_its_stack_with_no_move_since_is_no_second_move() -> None:
+    # seen on a val deck (nicu-white): a discarded 6C and a stolen 2H each read a second time
+    # 2.7 s later (one card taken for two identical ones) were a second discard and a second steal
+    kt = KhmerTracker(["S", "N"])
+    assert [e["type"] for e in feed(kt, change("discard:S", 7.6, [], ["6C"]))] == ["discard"]
+    ev, no = kt.change(change("discard:S", 10.3, ["6C"], ["6C", "6C"]), 10.3)
+    assert ev == [] and [n["type"] for n in no] == ["twin_read"]
+    assert kt.discards["S"] == ["6C"]
+    feed(kt, change("row:N", 20.0, [], ["2H"]))
+    assert [e["type"] for e in feed(kt, change("pile:S", 26.7, [], ["2H"]))] == ["steal"]
+    assert feed(kt, change("pile:S", 29.5, ["2H"], ["2H", "2H"])) == []
+    # after another move, the same identity laid again is a move (two decks: six 6s)
+    feed(kt, change("row:N", 31.0, ["2H"], ["4D"]))
+    feed(kt, change("discard:S", 32.0, ["6C", "6C"], ["6C"]))
+    assert [e["card"] for e in feed(kt, change("discard:S", 33.0, ["6C"], ["6C", "6C"]))] == ["6C"]
+    assert kt.discards["S"] == ["6C", "6C"]
+    off = KhmerTracker(["S", "N"], repeat_is_reread=False)
+    feed(off, change("discard:S", 7.6, [], ["6C"]))
+    assert [e["type"] for e in feed(off, change("discard:S", 10.3, ["6C"], ["6C", "6C"]))] == ["discard"]

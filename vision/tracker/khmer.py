@@ -25,6 +25,13 @@ was covered, never that it left; what they hold is followed from the events.
   row is then missed: rarer than the twin coming back). Two new cards of one change under
   different names at one place (`same_place`) are one card too, the surer one played; and a
   pile or discard takes one card of an identity per change or per `twin_s`;
+- (`repeat_is_reread`) the card of the table's last move laid again on the same pile or
+  discard, with no move anywhere since, is that move seen again (its card dropped out of
+  the read under an arm and came back): a player never moves twice in a row, and the
+  opponent's move in between would show. Found on a val deck (nicu-white): a discarded 6C
+  and a stolen 2H each came back 2.7 s later as a second discard and a second steal, and
+  the referee took the held second discard once the opponent had moved (`LateEvents`),
+  which left the discarder a card short for the rest of the deal;
 - a row card that vanishes with no pile gain within `pair_s` → an anomaly notice, and the
   card is kept in the row as hidden: a card laid over it can hide its index, and when it
   shows again (the card over it stolen) it is the same card, not a new play. A hidden card
@@ -52,6 +59,7 @@ class KhmerTracker:
     # Two new cards of one row change whose centres lie within this share of a card's size
     # are one card read under two names (a 4H also read AH, 12 px away): the surer is played.
     same_place: float = 0.25
+    repeat_is_reread: bool = True  # with `twin_s` set (None turns every re-read check off)
 
     def __post_init__(self) -> None:
         self.rows: dict[str, list[str]] = {p: [] for p in self.players}  # in play order
@@ -64,6 +72,7 @@ class KhmerTracker:
         self._laid_at: dict[tuple[str, str], float] = {}  # (zone, card) -> when last laid there (`twin_s`)
         self._twinned: set[tuple[str, str]] = set()  # (row owner, card) read twice there
         self.collecting = False  # after the close: cards leaving the table are the collection
+        self._last_move: tuple[str, str] | None = None  # (zone, card) of the last play, steal or discard
 
     def new_hand(self) -> None:
         self.__post_init__()
@@ -182,6 +191,7 @@ class KhmerTracker:
                 notices.append(_twin_notice(ch.zone, card, t, "read at the place of another new card"))
                 continue
             self._laid_at[(ch.zone, card)] = ch.t
+            self._last_move = (ch.zone, card)
             row.append(card)
             events.append({"type": "play", "player": player, "card": card, "t": t})
         return events, notices
@@ -207,18 +217,25 @@ class KhmerTracker:
     def _once_each(self, ch: ZoneChange, t: float) -> tuple[list[str], list[Event]]:
         """A pile's or discard's added cards, each identity once (`twin_s`): a turn lays one
         card on one stack, so the same card twice in one change, or again within `twin_s`, is
-        one card read twice."""
+        one card read twice; and (`repeat_is_reread`) the last move's card on its own stack
+        again, with no move since, is that move seen again."""
         if self.twin_s is None:
             return list(ch.added), []
+        again: list[str] = []
+        if self.repeat_is_reread and self._last_move is not None and self._last_move[0] == ch.zone:
+            again = [c for c in dict.fromkeys(ch.added) if c == self._last_move[1]]
         once = [c for c in dict.fromkeys(ch.added)
                 if ch.t - self._laid_at.get((ch.zone, c), -math.inf) > self.twin_s]  # read again a moment later
+        once = [c for c in once if c not in again]
         for c in once:
             self._laid_at[(ch.zone, c)] = ch.t
-        extra = Counter(ch.added) - Counter(once)
-        return once, [_twin_notice(ch.zone, c, t, "read twice") for c in sorted(extra.elements())]
+        extra = Counter(ch.added) - Counter(once) - Counter(again)
+        notices = [_twin_notice(ch.zone, c, t, "read twice") for c in sorted(extra.elements())]
+        return once, notices + [_twin_notice(ch.zone, c, t, "seen again with no move since it was laid") for c in again]
 
     def _stolen(self, player: str, card: str, t: float) -> Event:
         """`card` laid on `player`'s pile: taken from the opponent's row."""
+        self._last_move = (f"pile:{player}", card)
         self.piles.setdefault(player, []).append(card)
         victim = next((o for _, o, c in self._orphans if c == card and o != player), None)
         if victim is not None:
@@ -247,6 +264,7 @@ class KhmerTracker:
 
     def _discarded(self, player: str, card: str, t: float) -> tuple[Event, list[Event]]:
         """`card` laid on `player`'s discard pile."""
+        self._last_move = (f"discard:{player}", card)
         self.discards.setdefault(player, []).append(card)
         notices = []
         if _value(card) != 6:

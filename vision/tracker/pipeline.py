@@ -95,6 +95,9 @@ class TrackerConfig:
     # twice (`KhmerTracker.twin_s`): one turn lays one card. Measured on Khmer recordings of
     # the val decks (datasets/README.md, "One card read twice in a Khmer row"). None: off.
     khmer_twin_s: float | None = 1.0
+    # The last move's card back on its own Khmer pile or discard with no move since is that
+    # move seen again, not a second one (`KhmerTracker.repeat_is_reread`; needs `khmer_twin_s`).
+    khmer_repeat_is_reread: bool = True
     motion: MotionConfig = field(default_factory=MotionConfig)
     reveal: RevealConfig = field(default_factory=RevealConfig)
     # A reveal area in which nothing has moved for this long is read even while its border
@@ -207,7 +210,9 @@ class TablePipeline:
                     zcfg = replace(cfg.zone_filter, rename_iou=cfg.row_rename_iou) if kind == "row" else cfg.zone_filter
                     self.filters[f"{kind}:{p}"] = ZoneFilter(f"{kind}:{p}", zcfg)
         self.market = MarketTracker(_market_config(header, cfg.stale_after_s, cfg.stale_reset_min_new))
-        self.khmer_table = KhmerTracker(self.players, twin_s=self.config.khmer_twin_s) if self.khmer else None
+        self.khmer_table = KhmerTracker(
+            self.players, twin_s=self.config.khmer_twin_s, repeat_is_reread=self.config.khmer_repeat_is_reread
+        ) if self.khmer else None
         self.reveals = RevealReader(cfg.reveal, khmer=False)
         self._queued: list[Event] = []
         self._queued_notices: list[Event] = []
