@@ -223,6 +223,8 @@ def read_jsonl(path: str | Path) -> tuple[dict[str, Any], list[tuple[int, dict[s
         text = p.read_text(encoding="utf-8")
     except OSError as exc:
         raise ValueError(f"cannot read {p}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise ValueError(f"{p}: not a UTF-8 text file (a JSON-lines game log is expected)") from None
     header: dict[str, Any] | None = None
     events: list[tuple[int, dict[str, Any]]] = []
     for n, line in enumerate(text.splitlines(), start=1):

@@ -114,6 +114,14 @@ def test_cli_bad_files_exit_2(tmp_path, capsys, content, msg):
     assert msg in capsys.readouterr().err
 
 
+def test_cli_binary_file_is_named_in_one_clear_error(tmp_path, capsys):
+    log = tmp_path / "video.mp4"
+    log.write_bytes(b"\x00\x96\xff\xfe not text")
+    assert main(["replay", str(log)]) == 2
+    err = capsys.readouterr().err
+    assert "video.mp4" in err and "not a UTF-8 text file" in err and "codec" not in err
+
+
 def test_cli_missing_file(capsys):
     assert main(["replay", "/nonexistent/game.jsonl"]) == 2
     assert "cannot read" in capsys.readouterr().err

@@ -16,9 +16,12 @@ import torch.nn.functional as F
 
 
 def sample_view(
-    x: torch.Tensor, up: torch.Tensor, out: int, zoom: float, train: bool, gen: torch.Generator | None = None
+    x: torch.Tensor, up: torch.Tensor, out: int, zoom: float, train: bool, gen: torch.Generator | None = None,
+    wide_aspect: torch.Tensor | None = None,
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """x (N,3,S,S) float; up (N,2). zoom = runtime_pad / stored_pad. Returns (views, up)."""
+    """x (N,3,S,S) float; up (N,2). zoom = runtime_pad / stored_pad. Returns (views, up).
+    `wide_aspect` (N,) bool: those views are stretched up to ±35 % one way (a narrow or a
+    wide typeface), the others ±10 %."""
     n = x.shape[0]
     if train:
         def u(lo: float, hi: float) -> torch.Tensor:
@@ -26,6 +29,8 @@ def sample_view(
 
         scale = zoom * torch.exp(u(math.log(0.85), math.log(1.2)))
         aspect = torch.exp(u(-0.1, 0.1))
+        if wide_aspect is not None and bool(wide_aspect.any()):
+            aspect = torch.where(wide_aspect, torch.exp(u(-0.15, 0.15)), aspect)  # width / height × e^±0.3
         angle = u(-12, 12) * math.pi / 180 + torch.randint(0, 4, (n,), generator=gen) * (math.pi / 2)
         tx, ty = u(-0.12, 0.12) * scale, u(-0.12, 0.12) * scale
     else:
@@ -78,6 +83,26 @@ def colour(x: torch.Tensor, gen: torch.Generator | None = None, ink_tint: float 
         x[low] = F.interpolate(F.interpolate(x[low], size=small, mode="area"), size=(h, w), mode="bilinear", align_corners=False)
     x = x + torch.randn(x.shape, generator=gen) * (r(n, 1, 1, 1) * 0.06)
     return x.clamp(0, 1)
+
+
+def stroke_weight(x: torch.Tensor, which: torch.Tensor, gen: torch.Generator | None = None) -> torch.Tensor:
+    """Ink strokes made bolder or thinner on the images `which` selects: a 3×3 minimum (dark
+    ink spreads by a pixel) or maximum (it shrinks), blended in by a random 0.35–1.
+
+    Why: unseen decks differ in typeface as much as in colour: a tall thin rank (nicu-white),
+    a big bold one (tango); the crops a classifier trains on come from a few hundred fonts, at
+    the weights those fonts have. With `sample_view`'s wider stretch this varies the glyphs'
+    proportions and weight without new scenes."""
+    if not bool(which.any()):
+        return x
+    k = int(which.sum())
+    sel = x[which]
+    bold = torch.rand(k, generator=gen) < 0.5
+    pooled = torch.where(bold[:, None, None, None], -F.max_pool2d(-sel, 3, 1, 1), F.max_pool2d(sel, 3, 1, 1))
+    a = (0.35 + 0.65 * torch.rand(k, 1, 1, 1, generator=gen))
+    x = x.clone()
+    x[which] = sel + a * (pooled - sel)
+    return x
 
 
 def tint_ink(x: torch.Tensor, which: torch.Tensor, gen: torch.Generator | None = None) -> torch.Tensor:

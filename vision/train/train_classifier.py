@@ -15,7 +15,7 @@ from tqdm import tqdm
 
 from vision.reader.classifier import to_input
 from vision.reader.labels import RANKS, SUITS
-from vision.train.augment import colour, sample_view
+from vision.train.augment import colour, sample_view, stroke_weight
 from vision.train.classifier_model import IndexNet
 
 
@@ -33,6 +33,9 @@ class ClassifierConfig:
     init: str | None = None  # continue from a checkpoint (classifier_last.pt) or an exported .onnx instead of scratch
     extra_train: tuple[str, ...] = ()  # more cls/train.npz files (earlier data rounds) to train on
     ink_tint: float = 0.0  # share of training crops whose ink is recoloured (augment.tint_ink)
+    # share of training crops given another typeface's proportions and weight: a stretch up to
+    # ±35 % (`sample_view`'s wide_aspect) and bolder or thinner strokes (augment.stroke_weight)
+    glyph_shape: float = 0.0
 
 
 @dataclass(slots=True)
@@ -173,7 +176,10 @@ def train_classifier(train: CropSet, val: CropSet | None, cfg: ClassifierConfig,
         bar = tqdm(range(0, len(perm), cfg.batch), desc=f"classifier {epoch + 1}/{cfg.epochs}", leave=False)
         for i in bar:
             x, rank, suit, up = _batch_tensors(train, np.sort(perm[i : i + cfg.batch]))
-            v, up = sample_view(x, up, cfg.size, zoom, train=True, gen=gen)
+            glyph = torch.rand(len(x), generator=gen) < cfg.glyph_shape if cfg.glyph_shape > 0 else None
+            v, up = sample_view(x, up, cfg.size, zoom, train=True, gen=gen, wide_aspect=glyph)
+            if glyph is not None:
+                v = stroke_weight(v, glyph, gen)
             v = colour(v, gen, cfg.ink_tint)
             loss = losses(model(v), rank, suit, up)
             opt.zero_grad(set_to_none=True)
