@@ -20,8 +20,8 @@ def sample_view(
     wide_aspect: torch.Tensor | None = None,
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """x (N,3,S,S) float; up (N,2). zoom = runtime_pad / stored_pad. Returns (views, up).
-    `wide_aspect` (N,) bool: those views are stretched up to ±35 % one way (a narrow or a
-    wide typeface), the others ±10 %."""
+    `wide_aspect` (N,) bool: those views get a width / height ratio of e^±0.3 (×0.74–1.35: a
+    narrow or a wide typeface), the others e^±0.2 (×0.82–1.22)."""
     n = x.shape[0]
     if train:
         def u(lo: float, hi: float) -> torch.Tensor:

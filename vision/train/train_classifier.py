@@ -33,8 +33,9 @@ class ClassifierConfig:
     init: str | None = None  # continue from a checkpoint (classifier_last.pt) or an exported .onnx instead of scratch
     extra_train: tuple[str, ...] = ()  # more cls/train.npz files (earlier data rounds) to train on
     ink_tint: float = 0.0  # share of training crops whose ink is recoloured (augment.tint_ink)
-    # share of training crops given another typeface's proportions and weight: a stretch up to
-    # ±35 % (`sample_view`'s wide_aspect) and bolder or thinner strokes (augment.stroke_weight)
+    # share of training crops given another typeface's proportions and weight: a width / height
+    # ratio of ×0.74–1.35 (`sample_view`'s wide_aspect) and bolder or thinner strokes
+    # (augment.stroke_weight). Measured in round 11 (MODEL_CARD.md): no gain; 0 draws nothing.
     glyph_shape: float = 0.0
 
 
