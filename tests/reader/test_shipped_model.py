@@ -254,3 +254,23 @@ def test_a_720p_frame_is_never_read_enlarged(reader: CardReader, monkeypatch: py
     assert called == []
     reader.read(crop)  # a frame under 600 px: enlarged
     assert called == [2.0]
+
+
+def test_a_zone_read_reads_outlines_by_face_at_its_own_threshold(reader: CardReader, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`body_skip_above_zone`: a read with an roi (the tracker's zones) passes its own 'sure'
+    threshold to the whole-card stage; a full frame keeps `body_skip_above`."""
+    import vision.reader.reader as rr
+
+    seen: list[float] = []
+    real = rr.unsure_mask
+    monkeypatch.setattr(rr, "unsure_mask", lambda det, quads, sure: seen.append(sure) or real(det, quads, sure))
+    img = cv2.imread(str(FIX / "market_0.jpg"))
+    h, w = img.shape[:2]
+    monkeypatch.setattr(reader.meta, "body_skip_above_zone", 1.0)
+    reader.read(img)
+    reader.read(img, roi=(0, 0, w, h))
+    assert seen == [reader.meta.body_skip_above, 1.0]
+    monkeypatch.setattr(reader.meta, "body_skip_above_zone", None)
+    seen.clear()
+    reader.read(img, roi=(0, 0, w, h))
+    assert seen == [reader.meta.body_skip_above]
