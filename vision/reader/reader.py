@@ -389,11 +389,11 @@ class CardReader:
         outlines = self._start_outlines(image)
         indices = self.read_indices(image)
         f = self.upscale_for(indices) if small_frame else 1.0
-        skip = self._skip_above(roi is not None)
+        zone = roi is not None
         if f > 1:  # small cards: read again enlarged, results back in this image's px
-            det, indices = self._read_enlarged(image, f, two_decks, cards, outlines, min_p, skip)
+            det, indices = self._read_enlarged(image, f, two_decks, cards, outlines, min_p, zone)
         else:
-            det = self.with_bodies(image, self.detections_from(indices, two_decks, cards, min_p), two_decks, outlines, skip)
+            det = self.with_bodies(image, self.detections_from(indices, two_decks, cards, min_p), two_decks, outlines, zone)
         if dx or dy:
             det = det.offset(dx, dy)
             for o in indices:
@@ -412,7 +412,7 @@ class CardReader:
 
     def _read_enlarged(
         self, image: np.ndarray, f: float, two_decks: bool, cards: frozenset[str] | None,
-        started: Future[list[np.ndarray]] | None, min_p: float | None = None, skip_above: float | None = None,
+        started: Future[list[np.ndarray]] | None, min_p: float | None = None, zone: bool = False,
     ) -> tuple[CardDetections, list[IndexObs]]:  # fmt: skip
         import cv2
 
@@ -421,7 +421,7 @@ class CardReader:
         big = cv2.resize(image, None, fx=f, fy=f, interpolation=cv2.INTER_CUBIC)
         outlines = self._start_outlines(big)
         indices = self.read_indices(big)
-        det = self.with_bodies(big, self.detections_from(indices, two_decks, cards, min_p), two_decks, outlines, skip_above)
+        det = self.with_bodies(big, self.detections_from(indices, two_decks, cards, min_p), two_decks, outlines, zone)
         for o in indices:
             o.box = tuple(v / f for v in o.box)  # type: ignore[assignment]
         return det.scaled(1 / f), indices
@@ -435,24 +435,20 @@ class CardReader:
             self._outline_thread = ThreadPoolExecutor(1, thread_name_prefix="card-outlines")
         return self._outline_thread.submit(card_outlines, image)
 
-    def _skip_above(self, zone: bool) -> float:
-        """`body_skip_above` for a full frame, `body_skip_above_zone` (when set) for a zone read."""
-        z = self.meta.body_skip_above_zone
-        return z if zone and z is not None else self.meta.body_skip_above
-
     def with_bodies(
         self, image: np.ndarray, det: CardDetections, two_decks: bool = False, outlines: Future[list[np.ndarray]] | None = None,
-        skip_above: float | None = None,
+        zone: bool = False,
     ) -> CardDetections:
         """`det` joined with the whole-card reads of the separate cards in `image` (body.py);
         `det` itself when the model has no whole-card network. `outlines`: the outline
         search already started on `image` (`_start_outlines`), else it runs here.
-        `skip_above`: outlines holding a corner card this sure are not read (default
-        `body_skip_above`)."""
+        `zone`: the image is a zone crop, so outlines are skipped by `body_skip_above_zone`
+        (when set) instead of `body_skip_above`."""
         if self.body is None:
             return det
         quads = outlines.result() if outlines is not None else card_outlines(image)
-        keep = unsure_mask(det, quads, self.meta.body_skip_above if skip_above is None else skip_above)
+        z = self.meta.body_skip_above_zone
+        keep = unsure_mask(det, quads, z if zone and z is not None else self.meta.body_skip_above)
         reads = self.body.classify(image, [q for q, k in zip(quads, keep) if k])
         det = fuse_bodies(det, reads, self.meta.ranks, self.meta.suits, self.meta.body_fusion, two_decks)
         return snap_to_outlines(det, quads, image.shape) if self.meta.outline_boxes else det
