@@ -39,6 +39,7 @@ from voice_corpus import CONDITIONS, NAMES, Stream, Truth, load_corpus, with_noi
 from referee.voice import testaudio as ta  # noqa: E402
 from referee.voice.grammar import TEMPLATES, VoiceConfig, load_config  # noqa: E402
 from referee.voice.listener import PAUSE_WINDOW, CallListener, VoiceCall, _Candidate, rival_margin  # noqa: E402
+from referee.voice.neural_voices import KOKORO_VOICES  # noqa: E402
 
 TUNE_VOICES = ("awb", "slt")
 TEST_VOICES = ("kal16", "rms")
@@ -484,11 +485,12 @@ def main() -> int:
                     help="only these stream kinds in the report, e.g. chatter-heldout2 (calls, chatter, chatter-heldout, chatter-heldout2)")
     args = ap.parse_args()
     test_voices = tuple(v for v in args.test_voices.split(",") if v)
-    unknown = [v for v in test_voices if v not in ta.VOICES and v not in ta.FESTIVAL_VOICES]
+    known = (*ta.VOICES, *ta.FESTIVAL_VOICES, *KOKORO_VOICES)
+    unknown = [v for v in test_voices if v not in known]
     tuned = set(test_voices) & set(TUNE_VOICES + OTHER_TUNE_VOICES)
     if unknown or not test_voices or (tuned and not args.tune_side):
-        ap.error(f"--test-voices {args.test_voices!r}: give flite voices {', '.join(ta.VOICES)} or festival voices "
-                 f"{', '.join(ta.FESTIVAL_VOICES)}; tune-side voices ({', '.join(TUNE_VOICES + OTHER_TUNE_VOICES)}) "
+        ap.error(f"--test-voices {args.test_voices!r}: give flite voices {', '.join(ta.VOICES)}, festival voices "
+                 f"{', '.join(ta.FESTIVAL_VOICES)} or neural voices {', '.join(KOKORO_VOICES)}; tune-side voices ({', '.join(TUNE_VOICES + OTHER_TUNE_VOICES)}) "
                  "only with --tune-side")
     global JOBS
     JOBS = max(1, args.jobs)

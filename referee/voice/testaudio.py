@@ -22,6 +22,8 @@ from pathlib import Path
 
 import numpy as np
 
+from referee.voice import neural_voices
+
 RATE = 16000
 VOICES: tuple[str, ...] = ("kal16", "slt", "awb", "rms")
 # benchmark voice name -> festival voice function (Debian festvox-kdlpc16k, festvox-us-slt-hts)
@@ -43,10 +45,12 @@ def require_tools(voices: tuple[str, ...] = ()) -> None:
     missing = [t for t in ("flite", "sox") if shutil.which(t) is None]
     if any(v in FESTIVAL_VOICES for v in voices) and shutil.which("festival") is None:
         missing.append("festival")
+    if any(neural_voices.is_neural(v) for v in voices):
+        missing += neural_voices.missing()
     if missing:
         raise RuntimeError(
             f"{' and '.join(missing)} not installed (bash scripts/install.sh installs them; "
-            "festival and its voices: bash scripts/install.sh --voices)"
+            "festival, espeak-ng and the neural voices: bash scripts/install.sh --voices)"
         )
 
 
@@ -57,12 +61,12 @@ def read_wav(path: Path) -> np.ndarray:
         return np.frombuffer(w.readframes(w.getnframes()), dtype=np.int16).copy()
 
 
-def write_wav(path: Path, pcm: np.ndarray) -> None:
+def write_wav(path: Path, pcm: np.ndarray, rate: int = RATE) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     with wave.open(str(path), "wb") as w:
         w.setnchannels(1)
         w.setsampwidth(2)
-        w.setframerate(RATE)
+        w.setframerate(rate)
         w.writeframes(np.asarray(pcm, dtype=np.int16).tobytes())
 
 
@@ -88,10 +92,12 @@ def say(
 ) -> Spoken:
     """Synthesise `text` (or a flite phone string when `phones`) at 16 kHz mono.
 
-    `voice`: a flite voice, or a name in `FESTIVAL_VOICES`. `stretch` > 1 speaks slower
-    (the synthesiser's own duration setting, so the timing stays exact); `pitch_cents`
-    shifts pitch with sox without changing duration.
+    `voice`: a flite voice, a name in `FESTIVAL_VOICES` or in `neural_voices.KOKORO_VOICES`.
+    `stretch` > 1 speaks slower (the synthesiser's own duration setting, so the timing stays
+    exact); `pitch_cents` shifts pitch with sox without changing duration.
     """
+    if neural_voices.is_neural(voice):
+        return _say_neural(text, voice, stretch, pitch_cents, phones)
     with tempfile.TemporaryDirectory() as tmp:
         raw = Path(tmp) / "raw.wav"
         out = Path(tmp) / "out.wav"
@@ -107,6 +113,21 @@ def say(
             sox += ["pitch", str(pitch_cents)]
         subprocess.run(sox, capture_output=True, check=True)
         return Spoken(read_wav(out), start, end)
+
+
+def _say_neural(text: str, voice: str, stretch: float, pitch_cents: int, phones: bool) -> Spoken:
+    """`say` with a Kokoro voice (neural_voices.py): its own speed setting, sox for the rate
+    and pitch, speech bounds from the level (the model reports no segment timing)."""
+    audio = neural_voices.synthesise(text, voice, 1.0 / stretch, phones)
+    peak = max(float(np.max(np.abs(audio))), 1e-6) if len(audio) else 1.0
+    with tempfile.TemporaryDirectory() as tmp:
+        raw, out = Path(tmp) / "raw.wav", Path(tmp) / "out.wav"
+        write_wav(raw, np.round(audio * (0.9 * 32767 / peak)).astype(np.int16), neural_voices.MODEL_RATE)
+        sox = ["sox", "-R", str(raw), "-r", str(RATE), "-c", "1", "-b", "16", str(out)]  # -R: repeatable dither
+        subprocess.run(sox + (["pitch", str(pitch_cents)] if pitch_cents else []), capture_output=True, check=True)
+        pcm = read_wav(out)
+    start, end = neural_voices.speech_bounds(pcm, RATE)
+    return Spoken(pcm, start, end)
 
 
 def _scheme_str(text: str) -> str:
