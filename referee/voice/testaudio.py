@@ -7,8 +7,10 @@ synthesiser's own segment timing (flite `-psdur`, festival's Segment relation), 
 can be measured exactly.
 
 The festival voices (`FESTIVAL_VOICES`: the "ked" diphone voice, a speaker none of the flite
-voices is, and slt's HTS voice) are optional extras of the benchmark (`scripts/install.sh
---voices`); nothing else needs festival.
+voices is, and slt's HTS voice) and the neural voices (`neural_voices.KOKORO_VOICES`: Kokoro-82M
+with five voice styles, an accent none of the others has; their end of speech is read from the
+level) are optional extras of the benchmark (`scripts/install.sh --voices`); nothing else
+needs them.
 """
 
 from __future__ import annotations
