@@ -84,6 +84,7 @@ def espeak_phonemes(text: str) -> str:
 
 
 def to_kokoro(ipa: str) -> str:
+    """espeak-ng's IPA in the letters Kokoro was trained on (`_ESPEAK_TO_KOKORO`)."""
     for a, b in _ESPEAK_TO_KOKORO:
         ipa = ipa.replace(a, b)
     return ipa
