@@ -67,3 +67,15 @@ def test_the_listener_hears_a_neural_speaker() -> None:
     lis = CallListener("kemps", ["north", "east", "south", "west"])
     calls = list(lis.feed(np.concatenate(parts).tobytes(), t0=0.0)) + list(lis.flush())
     assert [(c.call, c.target) for c in calls if len(c.phrase.split()) > 1] == [("cut", "east"), ("cut", None)]
+
+
+@needs_kokoro
+def test_a_drawn_out_call_is_one_call_not_a_call_and_a_prompt() -> None:
+    """This voice's "cut west" runs on ~0.5 s past the phrase the spotter matched; the speech
+    end after it was asked about again and became a second prompt for the same call
+    (`SPOT_SAME_CALL`)."""
+    parts = [ta.silence(0.5), ta.normalise(ta.say("It is your turn to shuffle the cards.", "kal16").pcm), ta.silence(0.6)]
+    parts += [ta.normalise(ta.say("Cut west!", "kokoro_alpha").pcm), ta.silence(1.0)]
+    lis = CallListener("kemps", ["north", "east", "south", "west"])
+    calls = list(lis.feed(np.concatenate(parts).tobytes(), t0=0.0)) + list(lis.flush())
+    assert [(c.call, c.target) for c in calls] == [("cut", "west")]
