@@ -75,12 +75,13 @@ _AUDIO_KEEP_S = 6.0  # audio kept for the LM verification (lm_verify) and the em
 # 40 frames, rms's "cut north" in pink noise (reading ending 49 frames after the end found)
 # became a prompt before the spotter's direct call.
 SPOT_SPAN = (-50, 60)
-# What the embedding hears at a speech end is not reported again when the same call (call and
-# target) was reported ending up to this many frames before it: a drawn-out call runs on past
+# What the embedding hears at a speech end is not reported again when the same phrase (template
+# and target) was reported ending up to this many frames before it: a drawn-out call runs on past
 # the phrase the decoder matched (a neural test voice's "cut west" went on 0.5-0.6 s after the
 # spotter's reading of it, and its speech end became a second prompt for the same call, 11 of
-# 73 calls of one voice). Another call there is still reported: skipping the end altogether
-# lost a Cut call whose spotter reading named the wrong player.
+# 73 calls of one voice). Another phrase there is still reported: skipping such ends altogether
+# lost a Cut call of the flite test voices in babble, and matching on the call alone (a "counter"
+# and a "stop kemps" are both a Cut without a target) lost a neural voice's "stop kemps".
 SPOT_SAME_CALL = 100
 SPOT_WAIT = 100  # frames a speech end waits for the spotter's pending readings near it, at most
 
@@ -404,7 +405,7 @@ class CallListener:
             if got is None:
                 continue
             p = self._spot_phrases[got.phrase]
-            if any((e.phrase.call, e.phrase.target) == (p.call, p.target) and f - SPOT_SAME_CALL <= e.end for e in self._emitted):
+            if any((e.phrase.template, e.phrase.target) == (p.template, p.target) and f - SPOT_SAME_CALL <= e.end for e in self._emitted):
                 continue  # the call reported just before, heard again as the utterance runs on
             # a stand-in reading, so a late reading of the same audio by the spotter is the same call
             self._emitted.append(_Candidate(p, f + SPOT_SPAN[0], f, math.log(p.threshold), now))
