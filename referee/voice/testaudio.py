@@ -110,11 +110,16 @@ def say(
             cmd += ["-p" if phones else "-t", text, str(raw)]
             segments = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
         start, end = _speech_bounds(segments)
-        sox = ["sox", str(raw), "-r", str(RATE), "-c", "1", "-b", "16", str(out)]
-        if pitch_cents:
-            sox += ["pitch", str(pitch_cents)]
-        subprocess.run(sox, capture_output=True, check=True)
-        return Spoken(read_wav(out), start, end)
+        return Spoken(_to_16k(raw, out, pitch_cents), start, end)
+
+
+def _to_16k(raw: Path, out: Path, pitch_cents: int, repeatable: bool = False) -> np.ndarray:
+    """`raw` as 16 kHz mono int16 through sox, pitch shifted by `pitch_cents`. `repeatable`:
+    sox's dither seeded (-R), so the same input gives the same samples (the neural voices;
+    the flite corpus was built without it and is kept so, for comparable figures)."""
+    sox = ["sox", *(["-R"] if repeatable else []), str(raw), "-r", str(RATE), "-c", "1", "-b", "16", str(out)]
+    subprocess.run(sox + (["pitch", str(pitch_cents)] if pitch_cents else []), capture_output=True, check=True)
+    return read_wav(out)
 
 
 def _say_neural(text: str, voice: str, stretch: float, pitch_cents: int, phones: bool) -> Spoken:
@@ -125,9 +130,7 @@ def _say_neural(text: str, voice: str, stretch: float, pitch_cents: int, phones:
     with tempfile.TemporaryDirectory() as tmp:
         raw, out = Path(tmp) / "raw.wav", Path(tmp) / "out.wav"
         write_wav(raw, np.round(audio * (0.9 * 32767 / peak)).astype(np.int16), neural_voices.MODEL_RATE)
-        sox = ["sox", "-R", str(raw), "-r", str(RATE), "-c", "1", "-b", "16", str(out)]  # -R: repeatable dither
-        subprocess.run(sox + (["pitch", str(pitch_cents)] if pitch_cents else []), capture_output=True, check=True)
-        pcm = read_wav(out)
+        pcm = _to_16k(raw, out, pitch_cents, repeatable=True)
     start, end = neural_voices.speech_bounds(pcm, RATE)
     return Spoken(pcm, start, end)
 
