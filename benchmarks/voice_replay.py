@@ -53,7 +53,7 @@ from voice_corpus import CONDITIONS, NAMES, load_corpus, with_noise  # noqa: E40
 
 from referee.voice.denoise import Denoiser  # noqa: E402
 from referee.voice.grammar import VoiceConfig, load_config  # noqa: E402
-from referee.voice.listener import CallListener, _Candidate  # noqa: E402
+from referee.voice.listener import PAUSE_WINDOW, CallListener, _Candidate  # noqa: E402
 
 GROUPS = {"clean": ("clean",), "20 dB": ("pink 20 dB", "babble 20 dB"), "10 dB": ("pink 10 dB", "babble 10 dB")}
 
@@ -228,8 +228,13 @@ class Replayer:
         cands = self.candidates(rec, game)
         lv = rec["levels"]
         n = len(lv)
-        # decisions only change when a candidate is reported or its hold ends
-        steps = sorted({min(n + n % 2, x + x % 2) for c in cands for x in (c.seen, c.seen + lis._hold)})
+        # decisions only change when a candidate is reported, its hold ends or (pause_late_ms)
+        # its last pause window comes in hand or its wait for a longer reading ends
+        late = [x for c in cands if c.phrase.pause_late_frames
+                for x in (c.end + PAUSE_WINDOW[1] + c.phrase.pause_late_frames,
+                          c.seen + PAUSE_WINDOW[1] + c.phrase.pause_late_frames + lis._hold)]
+        steps = sorted({min(n + n % 2, x + x % 2) for c in cands for x in (c.seen, c.seen + lis._hold)}
+                       | {min(n + n % 2, x + x % 2) for x in late})
         out, i, have = [], 0, 0
         for f in steps:
             if f > have:

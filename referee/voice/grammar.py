@@ -105,6 +105,7 @@ class Phrase:
     detect_pause_db: float | None = None  # reported only when the level drops this much right after it
     word_phones: tuple[int, ...] = ()  # phones of each dictionary word (empty: not known)
     direct_lead_pause_db: float | None = None  # direct only when the level before it is this much lower
+    pause_late_frames: int = 0  # the pause after it may start this many 10 ms frames after its end
 
     @property
     def is_decoy(self) -> bool:
@@ -130,6 +131,9 @@ class VoiceConfig:
     direct_pause_db: dict[str, float] = field(default_factory=dict)
     detect_pause_db: dict[str, float] = field(default_factory=dict)
     direct_lead_pause_db: dict[str, float] = field(default_factory=dict)
+    # how late (ms) the pause after a phrase may start: the spotter can end a phrase before the
+    # speaker does (a drawn-out last syllable), and the pause checks look from its end
+    pause_late_ms: dict[str, float] = field(default_factory=dict)
     # pause check relative to the background (None: the fixed dB above, as before 2026-11-30 pm):
     # a phrase needs min(its pause dB, pause_fraction × (its level − background)), never
     # below pause_min_db; background = `floor_percentile` of the frame levels in the
@@ -165,6 +169,7 @@ _TOP_KEYS = {
     "direct_pause_db",
     "detect_pause_db",
     "direct_lead_pause_db",
+    "pause_late_ms",
     "decoys",
     "decoy_threshold",
     "verify_margin",
@@ -178,6 +183,7 @@ _TOP_KEYS = {
     "decoder",
     "direct",
 }
+MAX_PAUSE_LATE_MS = 500.0  # a later pause is another utterance's, not this phrase's
 # pocketsphinx options that may be set under `decoder:` (the rest are fixed by the listener)
 DECODER_KEYS = {"beam", "kws_plp", "kws_delay", "topn"}
 
@@ -224,6 +230,12 @@ def load_config(path: Path | str | None = None, overrides: dict[str, Any] | None
             raise VoiceConfigError(f"{p}: unknown phrase(s) in {block}: {', '.join(bad)} (known: {', '.join(sorted(known_t))})")
         if any(not 0.0 <= v <= 60.0 for v in pauses[block].values()):
             raise VoiceConfigError(f"{p}: {block} values are level drops in dB between 0 and 60")
+    late = {str(k): float(v) for k, v in (raw.get("pause_late_ms") or {}).items()}
+    bad = sorted(set(late) - known_t)
+    if bad:
+        raise VoiceConfigError(f"{p}: unknown phrase(s) in pause_late_ms: {', '.join(bad)} (known: {', '.join(sorted(known_t))})")
+    if any(not 0.0 <= v <= MAX_PAUSE_LATE_MS for v in late.values()):
+        raise VoiceConfigError(f"{p}: pause_late_ms values are delays in ms between 0 and {MAX_PAUSE_LATE_MS:g}")
     floor_raw = raw.get("pause_floor") or {}
     if not isinstance(floor_raw, dict):
         raise VoiceConfigError(f"{p}: pause_floor must be a mapping (fraction, min_db, window_s, percentile)")
@@ -271,6 +283,7 @@ def load_config(path: Path | str | None = None, overrides: dict[str, Any] | None
         direct_pause_db=pauses["direct_pause_db"],
         detect_pause_db=pauses["detect_pause_db"],
         direct_lead_pause_db=pauses["direct_lead_pause_db"],
+        pause_late_ms=late,
         extra_words_db=None if extra_db is None else float(extra_db),
         denoise=denoise,
         lm_verify=lm_verify,
@@ -567,7 +580,8 @@ def build_grammar(
                            len(words), n_phones, direct, config.verify_margin.get(tpl.key),
                            config.direct_pause_db.get(tpl.key), config.detect_pause_db.get(tpl.key),
                            tuple(len(dictionary[w].split()) for w in variant),
-                           config.direct_lead_pause_db.get(tpl.key))
+                           config.direct_lead_pause_db.get(tpl.key),
+                           round(config.pause_late_ms.get(tpl.key, 0.0) / 10.0))
                 )
     if config.decoys:
         phrases.extend(_decoy_phrases(game, dictionary, cmu, config.decoy_threshold))

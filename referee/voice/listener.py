@@ -13,6 +13,8 @@ How a detection is decided (each rule fixes a measured trap, see docs/voice.md):
   after (the level 50-200 ms after its end has not dropped `direct_pause_db` below the
   phrase's own level) is only a "heard: ...?" prompt, and below `detect_pause_db` dropped;
   in a noisy room the detection drop asked is relative to the background (`pause_floor`);
+  where configured (`pause_late_ms`) the detection pause may start a little after the
+  reading's end (the speaker drew the word out past it), the decision waiting for it;
 - and it starts out of a pause too: where configured (`direct_lead_pause_db`), a phrase that
   runs on from speech before it (the level 50-250 ms before its start is not that many dB
   below the phrase's own: "I think contra dancing…") is only a prompt, never direct;
@@ -322,9 +324,18 @@ class CallListener:
             if self._refs is not None and self._embed_check(group, now, final):
                 continue  # a two-word reading fell below its threshold: decide again without it
             credible = [c for c in group if _credible(c, group) and self._extra_words_voiced(c, group)] or [first]
-            ok = sorted((c for c in credible if _verified(c, self._decoys) and self._paused(c, c.phrase.detect_pause_db)),
-                        key=_rank, reverse=True)
+            ok = sorted((c for c in credible if _verified(c, self._decoys) and self._paused(c, c.phrase.detect_pause_db)
+                         and not self._late_and_outlasted(c, credible)), key=_rank, reverse=True)
             best = ok[0] if ok else None
+            if not final and any(self._pause_may_come(c, now) and c not in ok and (best is None or _rank(c) > _rank(best))
+                                 for c in credible if _verified(c, self._decoys)):
+                break  # a better reading without its pause yet may still show one a little later (pause_late_ms)
+            if (not final and best is not None and self._late_by(best) > 0
+                    and now < best.seen + best.phrase.pause_late_frames + PAUSE_WINDOW[1] + self._hold):
+                # its pause came late, so the speaker went on past the reading: a reading of the
+                # same audio ending as late as the last pause window ("contre kem's" around a
+                # "kem's") is reported up to that much after this one was
+                break
             if best is None:  # every reading of this audio is a decoy's better: nothing said
                 if not final and any(now < c.seen + self._hold_of(c) for c in group):
                     break  # a member still in its hold may yet be verified
@@ -482,7 +493,7 @@ class CallListener:
             confidence=conf,
             provisional=(self.config.one_word_provisional and p.n_words == 1)
             or (p.direct_threshold is not None and _direct_score(c, group) < math.log(p.direct_threshold))
-            or not self._paused(c, p.direct_pause_db, relative=self.config.pause_floor_direct)
+            or not self._paused(c, p.direct_pause_db, relative=self.config.pause_floor_direct, late=False)
             or not self._lead_paused(c, p.direct_lead_pause_db),
             phrase=_spoken(p),
             t_start=self._t_base + c.start * FRAME_S,
@@ -518,15 +529,50 @@ class CallListener:
         """The phrase's own level (`_span_level` of its frames)."""
         return self._span_level(c.start, c.end + 1)
 
-    def pause_drop(self, c: _Candidate) -> float | None:
+    def pause_drop(self, c: _Candidate, late: bool = True) -> float | None:
         """dB from the phrase's level (80th percentile of its frames) down to the mean level
-        50-200 ms after its end; None when those frames are not (or no longer) known."""
+        50-200 ms after its end; None when those frames are not (or no longer) known. With
+        `pause_late_ms` for the phrase (and `late`), the largest drop of that window moved up
+        to so many frames later (each later window only once all its frames are in hand)."""
+        drops = self._pause_drops(c)
+        return (max(drops) if late else drops[0]) if drops else None
+
+    def _pause_drops(self, c: _Candidate) -> list[float]:
+        """The drop of the usual pause window, then of each later one (`pause_late_ms`) in hand."""
         lv, base = self._level, self._level_base
         pa, pb = c.end + PAUSE_WINDOW[0] - base, min(len(lv), c.end + PAUSE_WINDOW[1] - base)
         peak = self._phrase_level(c)
         if peak is None or pb <= pa:
-            return None
-        return peak - sum(lv[pa:pb]) / (pb - pa)
+            return []
+        span = PAUSE_WINDOW[1] - PAUSE_WINDOW[0]
+        drops = [peak - sum(lv[pa:pb]) / (pb - pa)]
+        for a in range(pa + 1, min(pa + c.phrase.pause_late_frames, len(lv) - span) + 1):
+            drops.append(peak - sum(lv[a : a + span]) / span)
+        return drops
+
+    def _late_by(self, c: _Candidate) -> int:
+        """Frames after the usual window where `c`'s detection pause was found (0: in it)."""
+        if not c.phrase.pause_late_frames:
+            return 0
+        need = self.pause_needed(c, c.phrase.detect_pause_db)
+        drops = self._pause_drops(c)
+        return next((i for i, d in enumerate(drops) if need is None or d >= need), 0)
+
+    def _late_and_outlasted(self, c: _Candidate, credible: list[_Candidate]) -> bool:
+        """`c`'s pause came only in a late window while another credible reading of the same
+        audio ends after it (or, with more words, with it): the speaker went on past `c`, and
+        that reading covers more of what was said ("contre kem's" around a "kem's", a "counter"
+        whose start was read as "kemps")."""
+        if self._late_by(c) <= 0:
+            return False
+        return any(
+            o is not c and _overlap(o, c) and (o.end > c.end + 2 or (o.phrase.n_words > c.phrase.n_words and o.end >= c.end - 2))
+            for o in credible
+        )
+
+    def _pause_may_come(self, c: _Candidate, now: int) -> bool:
+        """A later pause window of `c` (`pause_late_ms`) is not in hand yet at frame `now`."""
+        return now < c.end + PAUSE_WINDOW[1] + c.phrase.pause_late_frames and c.phrase.pause_late_frames > 0
 
     def lead_drop(self, c: _Candidate) -> float | None:
         """`lead_drop_db` of `c` in the level history (None: frames not, or no longer, known)."""
@@ -577,14 +623,15 @@ class CallListener:
                     return False
         return True
 
-    def _paused(self, c: _Candidate, need_db: float | None, relative: bool = True) -> bool:
+    def _paused(self, c: _Candidate, need_db: float | None, relative: bool = True, late: bool = True) -> bool:
         """True when no pause is required, or the level drops enough right after `c`
         (`pause_needed`, or exactly `need_db` when not `relative`; unknown at the very end
-        of a stream: counted as a pause)."""
+        of a stream: counted as a pause). `late`: later windows count (`pause_late_ms`; the
+        detection pause), else only the usual one (the direct pause)."""
         need = self.pause_needed(c, need_db) if relative else need_db
         if need is None:
             return True
-        drop = self.pause_drop(c)
+        drop = self.pause_drop(c, late)
         return drop is None or drop >= need
 
     def _maybe_restart(self) -> None:

@@ -127,6 +127,92 @@ def test_pause_drop_measures_the_level_fall_after_a_phrase() -> None:
         assert lis.pause_drop(_Candidate(cut, 20, 1590, 10.0)) is None
 
 
+def test_a_late_pause_window_finds_the_pause_after_a_drawn_out_last_syllable() -> None:
+    """The spotter can end a phrase before the speaker does ("coun-ter-r" drawn out): with
+    `pause_late_ms`, the pause window may start that much later, one whole window at a time;
+    the listener waits for those frames instead of dropping the call at once."""
+    import dataclasses
+
+    import numpy as np
+
+    from referee.voice.grammar import Phrase
+    from referee.voice.listener import _Candidate
+
+    rng = np.random.default_rng(2)
+    loud = (rng.standard_normal(16000) * 3000).astype(np.int16)  # speech until 1.0 s
+    quiet = (rng.standard_normal(8000) * 30).astype(np.int16)  # then 40 dB lower
+    counter = Phrase("counter", "counter", "cut", None, 1e-3, 1, 5, None, None, None, 18.0)
+    late = dataclasses.replace(counter, pause_late_frames=30)
+    lis = CallListener("kemps", NAMES)
+    lis.feed(np.concatenate([loud, quiet]).tobytes())
+    # the spotter's end 250 ms before the speech's: the usual window (50-200 ms) is all speech
+    assert lis.pause_drop(_Candidate(counter, 20, 75, 10.0)) < 3.0
+    assert not lis._paused(_Candidate(counter, 20, 75, 10.0), 18.0)
+    drop = lis.pause_drop(_Candidate(late, 20, 75, 10.0))
+    assert drop is not None and abs(drop - 40.0) < 2.0
+    assert lis._paused(_Candidate(late, 20, 75, 10.0), 18.0)
+    assert not lis._paused(_Candidate(late, 20, 75, 10.0), 18.0, late=False)  # the direct pause: the usual window
+    # 500 ms late is more than 300 ms allows (a 150 ms window may reach into the pause)
+    assert not lis._paused(_Candidate(late, 20, 50, 10.0), 18.0)
+    # a later window whose frames are not all in hand does not count yet
+    short = CallListener("kemps", NAMES)
+    short.feed(np.concatenate([loud, quiet[:1000]]).tobytes())  # 62 ms of the pause so far
+    assert not short._paused(_Candidate(late, 20, 75, 10.0), 18.0)
+    assert short._pause_may_come(_Candidate(late, 20, 75, 10.0), 106)
+    assert not short._pause_may_come(_Candidate(counter, 20, 75, 10.0), 106)  # no late window: nothing to wait for
+
+
+def test_a_late_pause_does_not_let_a_one_word_reading_beat_the_longer_call_around_it() -> None:
+    """"contre kem's" read as far as its first ending, with "kem's" inside it: the speaker goes
+    on, so the pause comes only in a late window, which only "kem's" may use. Alone, "kem's"
+    is heard; inside the longer reading it does not win (the longer reading ending after the
+    pause is the call). Found on the neural tune voices and, for the later-ending reading, on
+    the flite test voice rms (docs/voice.md "One-word calls of accented speakers")."""
+    import numpy as np
+
+    from referee.voice.grammar import load_config
+    from referee.voice.listener import _Candidate
+
+    cfg = load_config(overrides={"pause_late_ms": {"kem's": 300}, "embed_spot": {"enabled": False},
+                                 "embed_verify": {"enabled": False}})
+    rng = np.random.default_rng(3)
+    pcm = np.concatenate([(rng.standard_normal(16000) * 3000), (rng.standard_normal(8000) * 30)]).astype(np.int16)
+    lis = CallListener("kems", NAMES, cfg)
+    lis.feed(pcm.tobytes())
+    lis._pending, lis._emitted = [], []
+    kems, contre = lis._by_text["kems"], lis._by_text["contre kems"]
+    short = _Candidate(kems, 55, 75, 1000.0, 80)  # ends 250 ms before the speech does
+    assert lis._late_by(short) > 0
+    lis._pending = [short]
+    assert [c.call for c in lis._decide(True)] == ["kems"]
+    lis._pending, lis._emitted = [short, _Candidate(contre, 20, 75, 1000.0, 80)], []
+    assert [c.call for c in lis._decide(True)] == []
+    # nor over a reading of the same audio that ends later, in the pause ("counter" whose
+    # start was read as "kemps"): that one is the call
+    cfg = load_config(overrides={"pause_late_ms": {"kemps": 300}, "embed_spot": {"enabled": False},
+                                 "embed_verify": {"enabled": False}})
+    lis = CallListener("kemps", NAMES, cfg)
+    lis.feed(pcm.tobytes())
+    kemps, counter = lis._by_text["kemps"], lis._by_text["counter"]
+    lis._pending, lis._emitted = [_Candidate(kemps, 55, 75, 1000.0, 80)], []
+    assert [c.phrase for c in lis._decide(True)] == ["kemps"]
+    lis._pending, lis._emitted = [_Candidate(kemps, 55, 75, 1000.0, 80), _Candidate(counter, 55, 95, 1000.0, 100)], []
+    assert [c.phrase for c in lis._decide(True)] == ["counter"]
+
+
+def test_pause_late_ms_is_validated_per_phrase() -> None:
+    from referee.voice.grammar import VoiceConfigError, build_grammar, load_config
+
+    cfg = load_config(overrides={"pause_late_ms": {"counter": 250}})
+    g = build_grammar("kemps", NAMES, cfg)
+    assert {p.template: p.pause_late_frames for p in g.phrases if p.template in ("counter", "kemps")} == \
+        {"counter": 25, "kemps": 0}
+    with pytest.raises(VoiceConfigError, match="pause_late_ms"):
+        load_config(overrides={"pause_late_ms": {"countr": 100}})
+    with pytest.raises(VoiceConfigError, match="between 0 and 500"):
+        load_config(overrides={"pause_late_ms": {"counter": 900}})
+
+
 def test_lead_drop_measures_the_level_before_a_phrase() -> None:
     """A call shouted out of a pause passes `direct_lead_pause_db`; one that speech runs into
     ("I think contra dancing…") does not; the stream's first 250 ms are unknown, not held
