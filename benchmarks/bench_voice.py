@@ -136,6 +136,19 @@ def first_match(truth: Truth, calls: list, used: set[int]) -> int | None:
                  if i not in used and _matches(truth, c.call, c.target, c.t_start or c.t, c.t)), None)
 
 
+def match_truths(truths: tuple[Truth, ...], calls: list) -> list[tuple[Truth, int | None]]:
+    """Each spoken call with the index of the detection credited to it (`first_match`, in
+    order, each detection credited once), or None when it was missed."""
+    used: set[int] = set()
+    out: list[tuple[Truth, int | None]] = []
+    for t in truths:
+        hit = first_match(t, calls, used)
+        if hit is not None:
+            used.add(hit)
+        out.append((t, hit))
+    return out
+
+
 def _in_any_truth(truths: tuple[Truth, ...], start: float, end: float) -> bool:
     return any(start <= t.end + MATCH_AFTER_S and end >= t.start - MATCH_BEFORE_S for t in truths)
 

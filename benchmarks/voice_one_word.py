@@ -59,11 +59,7 @@ def score(recs: list[dict], overrides: dict, audio: vr.StreamAudio | None, group
                     if c.provisional and p is not None and p.n_words == 1:
                         fa[p.template] += 1
                 continue
-            used: set[int] = set()
-            for t in st.truths:
-                hit = bv.first_match(t, calls, used)
-                if hit is not None:
-                    used.add(hit)
+            for t, hit in bv.match_truths(st.truths, calls):
                 if bv.one_word(t.key):
                     heard[(t.key, groups[st.voice])]["heard"] += hit is not None
                     heard[(t.key, groups[st.voice])]["n"] += 1

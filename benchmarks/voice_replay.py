@@ -267,11 +267,7 @@ def evaluate(recs: list[dict], config: VoiceConfig, audio: StreamAudio | None = 
                 for c, _ in calls:
                     row["fa"]["direct" if not c.provisional else ("p2" if len(c.phrase.split()) > 1 else "p1")] += 1
                 continue
-            used: set[int] = set()
-            for t in st.truths:
-                hit = bv.first_match(t, calls, used)
-                if hit is not None:
-                    used.add(hit)
+            for t, hit in bv.match_truths(st.truths, calls):
                 row["det"][t.key].append((hit is not None, hit is not None and not calls[hit][0].provisional))
     return dict(acc)
 

@@ -45,12 +45,8 @@ def _job(job: tuple) -> tuple[int, str, str, Counter]:
     st = rec["stream"]
     pcm = np.frombuffer(vr.StreamAudio(cache, load_config()).get(rec), dtype="<i2")
     res = bv.run_stream(pcm, st.game, load_config(overrides=overrides))
-    used: set[int] = set()
     got: Counter = Counter()
-    for t in st.truths:
-        hit = bv.first_match(t, res.calls, used)
-        if hit is not None:
-            used.add(hit)
+    for t, hit in bv.match_truths(st.truths, res.calls):
         got[(st.game, t.key, hit is not None)] += 1
     return k, ("neural" if st.voice.startswith("kokoro") else "flite/festival"), cond, got
 
