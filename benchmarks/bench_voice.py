@@ -136,6 +136,11 @@ def first_match(truth: Truth, calls: list, used: set[int]) -> int | None:
                  if i not in used and _matches(truth, c.call, c.target, c.t_start or c.t, c.t)), None)
 
 
+def voice_group(voice: str) -> str:
+    """The kind of speaker a voice is, for figures kept apart: "neural" or "flite/festival"."""
+    return "neural" if voice in KOKORO_VOICES else "flite/festival"
+
+
 def match_truths(truths: tuple[Truth, ...], calls: list) -> list[tuple[Truth, int | None]]:
     """Each spoken call with the index of the detection credited to it (`first_match`, in
     order, each detection credited once), or None when it was missed."""
@@ -375,13 +380,12 @@ def evaluate(streams: list, babble: np.ndarray, config: VoiceConfig, voices: tup
                     two = len(c.phrase.split()) > 1
                     row[f"{pre}_direct" if not c.provisional else (f"{pre}_prompt2" if two else f"{pre}_prompt")] += 1
                 continue
-            used: set[int] = set()
-            for t in st.truths:
-                k = first_match(t, res.calls, used)
+            matched = match_truths(st.truths, res.calls)
+            for t, k in matched:
                 row["det"][t.key].append((k is not None, k is not None and not res.calls[k][0].provisional))
                 if k is not None:
-                    used.add(k)
                     row["lat"].append(res.calls[k][1] - t.end)
+            used = {k for _, k in matched if k is not None}
             for i, (c, _) in enumerate(res.calls):
                 if i not in used and _in_any_truth(st.truths, c.t_start or c.t, c.t):
                     row["confusions"] += 1

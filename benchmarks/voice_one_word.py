@@ -32,12 +32,12 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 import bench_voice as bv  # noqa: E402
 import voice_replay as vr  # noqa: E402
 
-from referee.voice.grammar import load_config  # noqa: E402
+from referee.voice.grammar import TEMPLATES, load_config  # noqa: E402
 from referee.voice.listener import _spoken  # noqa: E402
 
 GRID_EXP = {"kemps": (34, 31, 28, 25, 22, 19), "counter": (3, 1, -2, -5), "kem's": (25, 22, 19, 16, 13, 10)}
 GRID_LATE = (0, 100, 200, 300)
-GAME = {"kemps": "kemps", "counter": "kemps", "kem's": "kems"}
+GAME = {t.key: game for game, ts in TEMPLATES.items() for t in ts}  # phrase -> the game it is a call of
 
 
 def score(recs: list[dict], overrides: dict, audio: vr.StreamAudio | None, groups: dict[str, str]) -> dict:
@@ -64,7 +64,7 @@ def score(recs: list[dict], overrides: dict, audio: vr.StreamAudio | None, group
                     heard[(t.key, groups[st.voice])]["heard"] += hit is not None
                     heard[(t.key, groups[st.voice])]["n"] += 1
     return {"heard": {f"{k}|{g}": dict(v) for (k, g), v in heard.items()},
-            "fa_per_min": {k: fa[k] / max(minutes[GAME[k]], 1e-9) for k in GAME}}
+            "fa_per_min": {k: fa[k] / max(minutes[GAME[k]], 1e-9) for k in GRID_EXP}}
 
 
 def main() -> int:
@@ -80,7 +80,7 @@ def main() -> int:
     args = ap.parse_args()
     voices = tuple(v for v in args.tune_voices.split(",") if v)
     bv.TUNE_VOICES = voices
-    groups = {v: ("neural" if v.startswith("kokoro") else "flite/festival") for v in voices}
+    groups = {v: bv.voice_group(v) for v in voices}
     recs = [r for r in vr.load_records(args.out, voices) if r["cond"] in args.conditions.split(",")]
     if not recs:
         print(f"no dump in {args.out} for {','.join(voices)}", file=sys.stderr)

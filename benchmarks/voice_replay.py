@@ -304,11 +304,8 @@ def diagnose(recs: list[dict], config: VoiceConfig, audio: StreamAudio | None = 
         calls = rp.replay(rec, st.game)
         lis = rp.listener(st.game)  # holds the whole stream's levels after the replay
         every = rp.candidates(rec, st.game, every=True)
-        used: set[int] = set()
-        for t in st.truths:
-            hit = bv.first_match(t, calls, used)
+        for t, hit in bv.match_truths(st.truths, calls):
             if hit is not None:
-                used.add(hit)
                 out[(rec["cond"], t.key)]["heard"] += 1
                 continue
             mine = [c for c in every if c.phrase.template == t.key and c.phrase.target == t.target

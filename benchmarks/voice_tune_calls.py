@@ -48,7 +48,7 @@ def _job(job: tuple) -> tuple[int, str, str, Counter]:
     got: Counter = Counter()
     for t, hit in bv.match_truths(st.truths, res.calls):
         got[(st.game, t.key, hit is not None)] += 1
-    return k, ("neural" if st.voice.startswith("kokoro") else "flite/festival"), cond, got
+    return k, bv.voice_group(st.voice), cond, got
 
 
 def main() -> int:
