@@ -22,6 +22,7 @@ import os
 import sys
 import time
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -178,8 +179,9 @@ def accuracy(  # noqa: ANN001
 
 
 def speed(reader, model_dir: Path, images: list[np.ndarray], baseline: bool) -> dict:  # noqa: ANN001
-    """Median ms per 1280×720 frame, ours and the baselines interleaved on the same frames."""
-    times: dict[str, list[float]] = {"reader_full": [], "reader_detector_only": [], "reader_zone_640x360": []}
+    """Median ms per 1280×720 frame, ours and the baselines interleaved on the same frames
+    (each frame timed by every method, in a shuffled order)."""
+    times: dict[str, list[float]] = {}
     models = {}
     if baseline:
         from vision.train.offline import setup_offline
@@ -200,7 +202,6 @@ def speed(reader, model_dir: Path, images: list[np.ndarray], baseline: bool) -> 
         if (model_dir / "index_detector.pt").is_file():
             models["our_detector_pt640"] = YOLO(str(model_dir / "index_detector.pt"))
         for name, m in models.items():
-            times[name] = []
             m.predict(images[0], imgsz=640, device="cpu", verbose=False)  # warm-up
     # the other detector file timed beside the loaded one: the faster one depends on the CPU
     # (bf16 on AMX; INT8 on an AMD EPYC with AVX512-BF16), the float one reads better
@@ -212,41 +213,42 @@ def speed(reader, model_dir: Path, images: list[np.ndarray], baseline: bool) -> 
         float_loaded = reader.detector_file != reader.meta.detector_file
         other_key = "reader_full_int8_detector" if float_loaded else "reader_full_float_detector"
         other = CardReader.from_meta(model_dir, reader.meta, precision="int8" if float_loaded else "auto")
-        times[other_key] = []
         other.read(images[0])
     twin = float_twin(reader, model_dir)
     if twin is not None:
-        times["reader_full_float"] = []
         twin.read(images[0])
     reader.read(images[0])
-    for img in images:
-        t = time.perf_counter()
-        reader.read(img)
-        times["reader_full"].append(time.perf_counter() - t)
-        if other is not None:
-            t = time.perf_counter()
-            other.read(img)
-            times[other_key].append(time.perf_counter() - t)
-        if twin is not None:
-            t = time.perf_counter()
-            twin.read(img)
-            times["reader_full_float"].append(time.perf_counter() - t)
-        if reader.body is not None:  # the same reader without its whole-card network
-            body, reader.body = reader.body, None
-            t = time.perf_counter()
+
+    def corners_only(img: np.ndarray) -> None:  # the same reader without its whole-card network
+        body, reader.body = reader.body, None
+        try:
             reader.read(img)
-            times.setdefault("reader_corners_only", []).append(time.perf_counter() - t)
+        finally:
             reader.body = body
-        t = time.perf_counter()
-        reader._detect(img)
-        times["reader_detector_only"].append(time.perf_counter() - t)
-        t = time.perf_counter()
-        reader.read(img, roi=(320, 180, 960, 540))
-        times["reader_zone_640x360"].append(time.perf_counter() - t)
-        for name, m in models.items():
+
+    runs: dict[str, Callable[[np.ndarray], object]] = {
+        "reader_full": reader.read,
+        "reader_detector_only": reader._detect,
+        "reader_zone_640x360": lambda img: reader.read(img, roi=(320, 180, 960, 540)),
+    }
+    if other is not None:
+        runs[other_key] = other.read
+    if twin is not None:
+        runs["reader_full_float"] = twin.read
+    if reader.body is not None:
+        runs["reader_corners_only"] = corners_only
+    for name, m in models.items():
+        runs[name] = lambda img, m=m: m.predict(img, imgsz=640, device="cpu", verbose=False)
+    # A fresh order per frame: whatever runs first after PyTorch's predict pays for its
+    # OpenMP threads still spinning and for the caches it evicted (2026-12-07: the same
+    # networks timed 1.5 ms slower in first place than in third, and 28 ms instead of 19
+    # with OMP_WAIT_POLICY=ACTIVE); a fixed order put our full reader there on every frame.
+    order = np.random.default_rng(0)
+    for img in images:
+        for name in order.permutation(list(runs)):
             t = time.perf_counter()
-            m.predict(img, imgsz=640, device="cpu", verbose=False)
-            times[name].append(time.perf_counter() - t)
+            runs[name](img)
+            times.setdefault(name, []).append(time.perf_counter() - t)
     res = {k: {"median_ms": round(1000 * float(np.median(v)), 1), "p90_ms": round(1000 * float(np.percentile(v, 90)), 1)}
            for k, v in times.items() if v}  # fmt: skip
     base = res.get("baseline_yolo11n_52cls_pt640", {}).get("median_ms")

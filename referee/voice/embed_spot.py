@@ -1,4 +1,4 @@
-"""Second ear for two-word calls: the word embedding asked where speech ends in a pause.
+"""Second ear for calls: the word embedding asked where speech ends in a pause.
 
 The keyword spotter scores some noisy two-word calls 70-100 nats under their threshold
 ("cut east" by one voice in pink noise): no check of its candidates can bring those back
@@ -8,7 +8,9 @@ so it runs only where a stretch of speech ends in a pause (referee/voice/segment
 and the spotter has reported nothing there. The phrase most similar to that audio is
 reported when its similarity reaches `similarity` and beats every other call of the game
 (another name, another call) by `margin`: always as a one-tap prompt, never straight to
-the referee (one model's opinion without the spotter's agreement).
+the referee (one model's opinion without the spotter's agreement). With
+`one_word_similarity` set, a one-word call ("kemps!") is asked about too where no two-word
+call is heard (docs/voice.md, "One-word calls heard by the embedding").
 
 Two refinements chosen with benchmarks/voice_spot_variants.py on the tune voices: a second
 window ending `second_after_s` after the end (each phrase's similarity is the better of
@@ -20,7 +22,7 @@ window: chatter that sounds like a call-like word more than like a call is not a
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -44,6 +46,11 @@ class EmbedSpotConfig:
     max_speech_s: float = 1.2  # only speech this short since the pause before (a shout, not a sentence's end)
     second_after_s: float | None = 0.25  # a second window ending this long after the end (None: one window)
     cohort_margin: float | None = 0.1  # over the best decoy word of the game (None: no cohort check)
+    # One-word calls ("kemps", "kem's", "counter") asked about too, at this similarity (None:
+    # two-word calls only). A one-word call is reported only where no two-word call is, when
+    # it is the most similar phrase of all and beats the decoy words by `one_word_cohort`.
+    one_word_similarity: float | None = None
+    one_word_cohort: float | None = None
 
     @property
     def ends(self) -> SegmentEndConfig:
@@ -56,6 +63,7 @@ class SpotResult:
     phrase: str  # as spoken, e.g. "cut east"
     similarity: float
     margin: float  # over the runner-up call
+    decoy: float | None = None  # similarity of the most similar decoy word (None: no cohort asked)
 
 
 def best_phrase(sims: dict[str, float], calls: dict[str, tuple[str, str | None]]) -> SpotResult | None:
@@ -72,11 +80,15 @@ def best_phrase(sims: dict[str, float], calls: dict[str, tuple[str, str | None]]
 
 def spot(refs: PhraseReferences, phrases: list[str], calls: dict[str, tuple[str, str | None]],
          windows: list[tuple[np.ndarray, int]], config: EmbedSpotConfig,
-         cohort: PhraseReferences | None = None, cohort_words: list[str] | None = None) -> SpotResult | None:
+         cohort: PhraseReferences | None = None, cohort_words: list[str] | None = None,
+         one_word: frozenset[str] = frozenset()) -> SpotResult | None:
     """The phrase heard at a speech end, or None when no phrase is similar enough, clearly
     ahead of the others and (with `cohort`) ahead of every decoy word by `cohort_margin`.
     `windows`: (int16 pcm, end sample) of each window, the first one `after_s` after the end;
-    one embedding per window, whatever the number of phrases."""
+    one embedding per window, whatever the number of phrases. `one_word`: the phrases of
+    `phrases` that are one-word calls (asked about only with `one_word_similarity` set): the
+    two-word decision is made first among the two-word phrases alone, exactly as without
+    them, and a one-word call is heard only where it finds nothing."""
     sims: dict[str, float] = {}
     first = None
     for pcm, end in windows:
@@ -84,11 +96,25 @@ def spot(refs: PhraseReferences, phrases: list[str], calls: dict[str, tuple[str,
         first = v if first is None else first
         for p, x in refs.similarities_of(v, phrases).items():
             sims[p] = max(x, sims.get(p, -1.0))
-    best = best_phrase(sims, calls)
-    if best is None or best.similarity < config.similarity or best.margin < config.margin:
-        return None
-    if cohort is not None and cohort_words and config.cohort_margin is not None and first is not None:
+    decoy = None
+    if cohort is not None and cohort_words and first is not None:
         decoy = max(cohort.similarities_of(first, cohort_words).values())
-        if best.similarity - decoy < config.cohort_margin:
-            return None
-    return best
+    two = _decide(best_phrase({p: x for p, x in sims.items() if p not in one_word}, calls),
+                  config.similarity, config.margin, decoy, config.cohort_margin)
+    if two is not None or not one_word or config.one_word_similarity is None:
+        return two
+    best = best_phrase(sims, calls)  # over every phrase: a one-word call must beat the two-word ones too
+    if best is None or best.phrase not in one_word:
+        return None
+    return _decide(best, config.one_word_similarity, config.margin, decoy, config.one_word_cohort)
+
+
+def _decide(best: SpotResult | None, similarity: float, margin: float, decoy: float | None,
+            cohort_margin: float | None) -> SpotResult | None:
+    """`best` when it is similar enough, ahead of the other calls by `margin` and (when both
+    are given) of the best decoy word by `cohort_margin`."""
+    if best is None or best.similarity < similarity or best.margin < margin:
+        return None
+    if decoy is not None and cohort_margin is not None and best.similarity - decoy < cohort_margin:
+        return None
+    return replace(best, decoy=decoy)

@@ -395,7 +395,8 @@ def _embed_config(p: Path, raw: Any) -> EmbedVerifyConfig:
 
 _SPOT_RANGES = {"similarity": (-1.0, 1.0), "margin": (0.0, 2.0), "after_s": (0.0, 0.5), "pause_s": (0.05, 1.0),
                 "drop_db": (0.0, 40.0), "min_db": (0.0, 40.0), "fraction": (0.0, 1.0), "max_speech_s": (0.2, 10.0)}
-_SPOT_OPTIONAL = {"second_after_s": (0.0, 0.5), "cohort_margin": (-1.0, 1.0)}
+_SPOT_OPTIONAL = {"second_after_s": (0.0, 0.5), "cohort_margin": (-1.0, 1.0), "one_word_similarity": (-1.0, 1.0),
+                  "one_word_cohort": (-1.0, 1.0)}
 
 
 def _embed_spot_config(p: Path, raw: Any) -> EmbedSpotConfig:

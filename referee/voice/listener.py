@@ -32,7 +32,8 @@ embedding (referee/voice/phrase_refs.py): spotted `spot_below` nats under its th
 it is reported only if the moved score clears the usual threshold.
 Optionally (`embed_spot: enabled`) the same embedding is also asked where speech ends in a
 pause and the spotter reported nothing (referee/voice/embed_spot.py): the two-word call it
-finds there, clearly, is reported as a one-tap prompt, never straight to the referee.
+finds there, clearly, is reported as a one-tap prompt, never straight to the referee (and,
+with `one_word_similarity` set, a one-word call where it finds no two-word one).
 """
 
 from __future__ import annotations
@@ -157,10 +158,14 @@ class CallListener:
         self._warnings = list(self.grammar.warnings)
         self._refs: PhraseReferences | None = None
         two_word = [_spoken(p) for p in self.grammar.phrases if not p.is_decoy and p.n_words >= 2]
+        scfg = self.config.embed_spot
+        # embed_spot's one-word calls (only with `one_word_similarity` set)
+        one_word = [_spoken(p) for p in self.grammar.phrases if not p.is_decoy and p.n_words == 1] if (
+            scfg.enabled and scfg.one_word_similarity is not None) else []
         refs = None
-        if ecfg.enabled or self.config.embed_spot.enabled:
+        if ecfg.enabled or scfg.enabled:
             try:
-                refs = PhraseReferences(two_word, ecfg, shared_embedder())
+                refs = PhraseReferences(list(dict.fromkeys(two_word + one_word)), ecfg, shared_embedder())
             except EmbeddingUnavailable as exc:  # the spotter alone still hears every call it did before
                 self._warnings.append(f"embedding check off: {exc}")
         if ecfg.enabled and refs is not None:  # with the check on, two-word phrases are spotted `spot_below` nats under their threshold
@@ -170,12 +175,14 @@ class CallListener:
         # embed_spot: the two-word calls the embedding is asked about where speech ends
         self._spot_refs = refs if self.config.embed_spot.enabled else None
         # spoken form -> its first phrase (reversed: an earlier variant overwrites a later one)
-        self._spot_phrases = {_spoken(p): p for p in reversed(self.grammar.phrases) if not p.is_decoy and p.n_words >= 2}
+        self._spot_phrases = {_spoken(p): p for p in reversed(self.grammar.phrases)
+                              if not p.is_decoy and (p.n_words >= 2 or _spoken(p) in one_word)}
+        self._spot_one_word = frozenset(one_word)
         self._spot_calls = {k: (p.call, p.target) for k, p in self._spot_phrases.items()}  # variants do not compete
-        self._ends = SegmentEnds(self.config.embed_spot.ends) if self._spot_refs is not None else None
+        self._ends = SegmentEnds(scfg.ends) if self._spot_refs is not None else None
         self._cohort: PhraseReferences | None = None
         self._cohort_words: list[str] = []
-        if self._spot_refs is not None and self.config.embed_spot.cohort_margin is not None:
+        if self._spot_refs is not None and (scfg.cohort_margin is not None or (one_word and scfg.one_word_cohort is not None)):
             self._cohort_words = _cohort_words(self.grammar.game, names)
             self._cohort = PhraseReferences(self._cohort_words, ecfg, shared_embedder())  # ~8 s the first time, cached
         self._end_queue: deque[int] = deque()
@@ -410,7 +417,8 @@ class CallListener:
                 continue  # the spotter heard something there
             t = time.process_time()
             windows = [self._window((f + 1) * 160 + a) for a in afters]
-            got = spot(refs, list(self._spot_phrases), self._spot_calls, windows, scfg, self._cohort, self._cohort_words)
+            got = spot(refs, list(self._spot_phrases), self._spot_calls, windows, scfg, self._cohort, self._cohort_words,
+                       self._spot_one_word)
             self.embed_checks += 1
             self.embed_log.append((f, f, got.similarity if got else float("nan"), time.process_time() - t))
             if got is None:
@@ -420,7 +428,8 @@ class CallListener:
                 continue  # the call reported just before, heard again as the utterance runs on
             # a stand-in reading, so a late reading of the same audio by the spotter is the same call
             self._emitted.append(_Candidate(p, f + SPOT_SPAN[0], f, math.log(p.threshold), now))
-            lead = got.similarity - scfg.similarity
+            floor = scfg.one_word_similarity if got.phrase in self._spot_one_word else scfg.similarity
+            lead = got.similarity - (floor if floor is not None else scfg.similarity)
             out.append(VoiceCall(t=self._t_base + (f + 1) * FRAME_S, call=p.call, target=p.target,
                                  confidence=lead / (lead + SPOT_CONF_HALF), provisional=True, phrase=got.phrase))
         return out

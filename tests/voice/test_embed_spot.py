@@ -137,6 +137,45 @@ def test_spot_cohort_check_uses_the_first_window() -> None:
     assert _spot(refs, no_check, windows=2, cohort=close) is not None
 
 
+_CALLS1 = {"kemps": ("kemps", None), "stop kemps": ("cut", None), "cut east": ("cut", "east")}
+
+
+def _spot1(sims: dict[str, float], cfg: EmbedSpotConfig, cohort: dict[str, float] | None = None):  # noqa: ANN202
+    words = list(cohort) if cohort else None
+    return spot(_FakeRefs(sims), list(_CALLS1), _CALLS1, [(_PCM, 100)], cfg,  # type: ignore[arg-type]
+                _FakeRefs(cohort) if cohort else None, words, frozenset({"kemps"}))  # type: ignore[arg-type]
+
+
+def test_one_word_calls_are_heard_only_with_their_own_threshold_set() -> None:
+    off = EmbedSpotConfig(enabled=True, similarity=0.3, second_after_s=None, cohort_margin=None)
+    on = EmbedSpotConfig(enabled=True, similarity=0.3, second_after_s=None, cohort_margin=None, one_word_similarity=0.4)
+    shout = {"kemps": 0.45, "stop kemps": 0.2, "cut east": 0.1}
+    assert _spot1(shout, off) is None  # no one-word threshold: two-word calls only, as before
+    got = _spot1(shout, on)
+    assert got is not None and got.phrase == "kemps" and got.similarity == 0.45
+    assert _spot1({"kemps": 0.38, "stop kemps": 0.2, "cut east": 0.1}, on) is None  # under its own threshold
+
+
+def test_a_one_word_call_never_takes_a_two_word_call_s_place() -> None:
+    on = EmbedSpotConfig(enabled=True, similarity=0.3, second_after_s=None, cohort_margin=None, one_word_similarity=0.2)
+    # the two-word decision is made among the two-word phrases alone, exactly as without the stage
+    got = _spot1({"kemps": 0.5, "stop kemps": 0.35, "cut east": 0.1}, on)
+    assert got is not None and got.phrase == "stop kemps"
+    # where no two-word call is heard, a one-word call must still be the most similar phrase of all
+    assert _spot1({"kemps": 0.25, "stop kemps": 0.28, "cut east": 0.1}, on) is None
+
+
+def test_one_word_calls_have_their_own_cohort_margin() -> None:
+    cfg = EmbedSpotConfig(enabled=True, similarity=0.3, second_after_s=None, cohort_margin=0.3,
+                          one_word_similarity=0.3, one_word_cohort=0.05)
+    camps = {"camps": 0.42, "cut it": 0.0}
+    assert _spot1({"kemps": 0.45, "stop kemps": 0.1, "cut east": 0.1}, cfg, {"camps": 0.42, "cut it": 0.0}) is None
+    got = _spot1({"kemps": 0.5, "stop kemps": 0.1, "cut east": 0.1}, cfg, camps)
+    assert got is not None and got.phrase == "kemps" and got.decoy == 0.42
+    free = EmbedSpotConfig(enabled=True, similarity=0.3, second_after_s=None, cohort_margin=0.3, one_word_similarity=0.3)
+    assert _spot1({"kemps": 0.45, "stop kemps": 0.1, "cut east": 0.1}, free, camps) is not None  # no one-word cohort
+
+
 def test_embed_spot_block_is_validated() -> None:
     cfg = load_config(overrides={"embed_spot": {"enabled": True, "similarity": 0.4, "pause_s": 0.2}})
     assert cfg.embed_spot.enabled and cfg.embed_spot.similarity == 0.4 and cfg.embed_spot.ends.pause_s == 0.2
@@ -150,6 +189,11 @@ def test_embed_spot_block_is_validated() -> None:
     assert on.embed_spot.second_after_s == 0.25 and on.embed_spot.cohort_margin == -0.05
     with pytest.raises(VoiceConfigError, match="embed_spot.second_after_s"):
         load_config(overrides={"embed_spot": {"second_after_s": 2.0}})
+    one = load_config(overrides={"embed_spot": {"enabled": True, "one_word_similarity": 0.35, "one_word_cohort": 0.1}})
+    assert one.embed_spot.one_word_similarity == 0.35 and one.embed_spot.one_word_cohort == 0.1
+    assert load_config(overrides={"embed_spot": {"enabled": True}}).embed_spot.one_word_similarity is None
+    with pytest.raises(VoiceConfigError, match="embed_spot.one_word_similarity"):
+        load_config(overrides={"embed_spot": {"one_word_similarity": 3.0}})
 
 
 # -- with the model (installed by scripts/install.sh) --------------------------------------
@@ -200,3 +244,29 @@ def test_chatter_fixture_gives_no_two_word_prompt_with_spotting() -> None:
     for rules in ("kemps", "kems"):
         lis, calls = _run(rules, "chatter", {"embed_spot": {"enabled": True}})
         assert not [c for c in calls if len(c.phrase.split()) > 1], calls
+
+
+@needs_model
+def test_a_one_word_call_the_spotter_cannot_hear_comes_as_a_prompt_from_the_embedding() -> None:
+    """With the one-word thresholds out of reach, the fixture's last call, "kemps" (rms voice,
+    ends at 3.707 s), is heard by the embedding's one-word stage as a one-tap prompt; without
+    that stage it is not heard; the two two-word calls before it are heard as before. (With
+    "kemps" alone out of reach the spotter hears that call as "counter".)"""
+    th = dict(load_config().thresholds, kemps=1e99, counter=1e99)
+    spot = dict(enabled=True, one_word_similarity=0.2, one_word_cohort=None)
+    _lis, on = _run("kemps", "kemps_calls", {"thresholds": th, "embed_spot": spot})
+    _lis, off = _run("kemps", "kemps_calls", {"thresholds": th, "embed_spot": {"enabled": True}})
+    assert "kemps" not in [c.call for c in off]
+    heard = [c for c in on if c.call == "kemps"]
+    assert len(heard) == 1 and heard[0].provisional and heard[0].phrase == "kemps"
+    assert 3.6 <= heard[0].t <= 4.0 and 0.0 < heard[0].confidence <= 1.0
+    assert [(c.call, c.target) for c in on if c.call != "kemps"] == [(c.call, c.target) for c in off]
+
+
+@needs_model
+def test_chatter_fixture_gives_no_one_word_prompt_from_the_embedding() -> None:
+    spot = dict(enabled=True, one_word_similarity=0.2, one_word_cohort=None)
+    for rules in ("kemps", "kems"):
+        _lis, on = _run(rules, "chatter", {"embed_spot": spot})
+        _lis, off = _run(rules, "chatter", {"embed_spot": {"enabled": True}})
+        assert [(c.call, c.t) for c in on] == [(c.call, c.t) for c in off]
