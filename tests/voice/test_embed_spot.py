@@ -270,3 +270,12 @@ def test_chatter_fixture_gives_no_one_word_prompt_from_the_embedding() -> None:
         _lis, on = _run(rules, "chatter", {"embed_spot": spot})
         _lis, off = _run(rules, "chatter", {"embed_spot": {"enabled": True}})
         assert [(c.call, c.t) for c in on] == [(c.call, c.t) for c in off]
+
+
+@needs_model
+def test_the_embedding_s_one_word_find_stays_a_prompt_when_one_word_calls_go_direct() -> None:
+    th = dict(load_config().thresholds, kemps=1e99, counter=1e99)
+    spot = dict(enabled=True, one_word_similarity=0.2, one_word_cohort=None)
+    _lis, on = _run("kemps", "kemps_calls", {"thresholds": th, "embed_spot": spot, "one_word_provisional": False})
+    heard = [c for c in on if c.call == "kemps"]
+    assert len(heard) == 1 and heard[0].provisional  # one model's opinion: never straight to the referee
