@@ -173,11 +173,11 @@ class CallListener:
             low = {k: v * math.exp(-ecfg.spot_below) if len(k.split()) > 1 else v for k, v in self.config.thresholds.items()}
             self.grammar = build_grammar(rules_game, list(names), replace(self.config, thresholds=low), rules)
         # embed_spot: the two-word calls the embedding is asked about where speech ends
-        self._spot_refs = refs if self.config.embed_spot.enabled else None
+        self._spot_refs = refs if scfg.enabled else None
         # spoken form -> its first phrase (reversed: an earlier variant overwrites a later one)
-        self._spot_phrases = {_spoken(p): p for p in reversed(self.grammar.phrases)
-                              if not p.is_decoy and (p.n_words >= 2 or _spoken(p) in one_word)}
         self._spot_one_word = frozenset(one_word)
+        self._spot_phrases = {_spoken(p): p for p in reversed(self.grammar.phrases)
+                              if not p.is_decoy and (p.n_words >= 2 or _spoken(p) in self._spot_one_word)}
         self._spot_calls = {k: (p.call, p.target) for k, p in self._spot_phrases.items()}  # variants do not compete
         self._ends = SegmentEnds(scfg.ends) if self._spot_refs is not None else None
         self._cohort: PhraseReferences | None = None
@@ -428,8 +428,9 @@ class CallListener:
                 continue  # the call reported just before, heard again as the utterance runs on
             # a stand-in reading, so a late reading of the same audio by the spotter is the same call
             self._emitted.append(_Candidate(p, f + SPOT_SPAN[0], f, math.log(p.threshold), now))
-            floor = scfg.one_word_similarity if got.phrase in self._spot_one_word else scfg.similarity
-            lead = got.similarity - (floor if floor is not None else scfg.similarity)
+            # a one-word find exists only with one_word_similarity set: its own floor
+            one = got.phrase in self._spot_one_word and scfg.one_word_similarity is not None
+            lead = got.similarity - (scfg.one_word_similarity if one else scfg.similarity)
             out.append(VoiceCall(t=self._t_base + (f + 1) * FRAME_S, call=p.call, target=p.target,
                                  confidence=lead / (lead + SPOT_CONF_HALF), provisional=True, phrase=got.phrase))
         return out
