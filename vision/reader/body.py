@@ -24,7 +24,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from vision.reader.classifier import run_padded, to_input
+from vision.reader.classifier import run_padded
+from vision.reader.runtime import run_images
 from vision.types import CardDetections, box_quad
 
 
@@ -211,15 +212,16 @@ class BodyClassifier:
         first sight, ~5 ms: see IndexClassifier)."""
         w, h = self.size
         for m in range(self.BUCKET, self.batch + 1, self.BUCKET):
-            self.session.run(np.zeros((m, 3, h, w), np.float32))
+            run_images(self.session, np.zeros((m, h, w, 3), np.uint8))
 
     def patches(self, image: np.ndarray, quads: list[np.ndarray]) -> np.ndarray:
-        """Both ways up per quad (2N patches), as the network's NCHW float input."""
+        """Both ways up per quad: (2N, H, W, 3) uint8 BGR patches (the session turns them
+        into the float RGB input the network was trained on)."""
         patches = []
         for q in quads:
             p = rectify(image, q, self.size)
             patches += [p, p[::-1, ::-1]]
-        return to_input(np.stack(patches))  # RGB 0..1, as trained
+        return np.stack(patches)
 
     def classify(self, image: np.ndarray, quads: list[np.ndarray]) -> BodyReads:
         r, s = self.n_ranks, self.n_suits

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from vision.reader.crops import square_crops
-from vision.reader.runtime import Session
+from vision.reader.runtime import Session, run_images, to_blobs
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,25 +36,25 @@ def softmax(z: np.ndarray) -> np.ndarray:
     return e / e.sum(axis=1, keepdims=True)
 
 
-def to_input(crops: np.ndarray) -> np.ndarray:
-    """(N, S, S, 3) BGR uint8 -> (N, 3, S, S) RGB float 0..1 (training uses the same)."""
-    return crops[..., ::-1].transpose(0, 3, 1, 2).astype(np.float32) / 255.0
+# (N, S, S, 3) BGR uint8 -> (N, 3, S, S) RGB float 0..1: what the networks were trained on
+to_input = to_blobs
 
 
 BUCKET = 8  # classifier batches are padded to a multiple of this
 
 
 def run_padded(session: Session, x: np.ndarray, batch: int, bucket: int = BUCKET) -> np.ndarray:
-    """`session` on `x` in chunks of `batch`, each padded to a multiple of `bucket`: OpenVINO
-    compiles each new batch size on first sight (~5 ms, measured), so padding keeps it to
-    batch / bucket shapes (compiled at load by `warm`) instead of one per count."""
+    """`session` on the uint8 BGR crops `x` (`runtime.run_images`) in chunks of `batch`, each
+    padded to a multiple of `bucket`: OpenVINO compiles each new batch size on first sight
+    (~5 ms, measured), so padding keeps it to batch / bucket shapes (compiled at load by
+    `warm`) instead of one per count."""
     out = []
     for i in range(0, len(x), batch):
         part = x[i : i + batch]
         n, m = len(part), -(-len(part) // bucket) * bucket
         if m != n:
             part = np.concatenate([part, np.zeros((m - n, *part.shape[1:]), part.dtype)])
-        out.append(np.asarray(session.run(part))[:n])
+        out.append(np.asarray(run_images(session, part))[:n])
     return np.concatenate(out, axis=0)
 
 
@@ -81,10 +81,11 @@ class IndexClassifier:
     def warm(self) -> None:
         """Compile every batch shape now (a few ms each) rather than during the first frames."""
         for m in range(BUCKET, self.batch + 1, BUCKET):
-            self.session.run(np.zeros((m, 3, self.size, self.size), np.float32))
+            run_images(self.session, np.zeros((m, self.size, self.size, 3), np.uint8))
 
     def logits(self, crops: np.ndarray) -> np.ndarray:
-        return run_padded(self.session, to_input(crops), self.batch)
+        """(N, S, S, 3) uint8 BGR crops -> raw network outputs."""
+        return run_padded(self.session, crops, self.batch)
 
     def classify(self, image: np.ndarray, boxes: np.ndarray) -> IndexReadings:
         if len(boxes) == 0:

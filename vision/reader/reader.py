@@ -193,7 +193,7 @@ class CardReader:
         det = detector(det_file, det_precision)
         photo_det = detector(meta.detector_file, None) if det_file != meta.detector_file else det
         clf = IndexClassifier(
-            load_session(root / meta.classifier_file, threads),
+            load_session(root / meta.classifier_file, threads, image_input=True),
             meta.classifier_size,
             meta.classifier_pad,
             len(meta.ranks),
@@ -203,14 +203,15 @@ class CardReader:
         )
         if meta.classifier2_file:
             second = IndexClassifier(
-                load_session(root / meta.classifier2_file, threads),
+                load_session(root / meta.classifier2_file, threads, image_input=True),
                 meta.classifier2_size, meta.classifier2_pad, len(meta.ranks), len(meta.suits),
             )  # fmt: skip
             clf = TwoViewClassifier(clf, second, meta.classifier2_weight, meta.classifier2_below, meta.min_index_p)  # type: ignore[assignment]
         clf.warm()
         body = None
         if meta.body_file:
-            body = BodyClassifier(load_session(root / meta.body_file, threads), meta.body_size, len(meta.ranks), len(meta.suits))
+            body_session = load_session(root / meta.body_file, threads, image_input=True)
+            body = BodyClassifier(body_session, meta.body_size, len(meta.ranks), len(meta.suits))
             body.warm()
         return cls(meta, det, clf, body, det_file, photo_det)
 

@@ -27,6 +27,10 @@ class Session(Protocol):
         """One H×W×3 uint8 BGR image (already at the input size) -> network output."""
         ...
 
+    def run_images(self, batch_bgr: np.ndarray) -> np.ndarray:
+        """N×H×W×3 uint8 BGR crops (already at the input size) -> network output."""
+        ...
+
 
 class _OpenVinoSession:
     def __init__(self, path: Path, threads: int, image_input: bool = False, precision: str | None = None) -> None:
@@ -59,7 +63,12 @@ class _OpenVinoSession:
     def run_image(self, canvas_bgr: np.ndarray) -> np.ndarray:
         if not self._image_input:
             return self.run(to_blob(canvas_bgr))
-        self._request.infer({0: np.ascontiguousarray(canvas_bgr[None], np.uint8)})
+        return self.run_images(canvas_bgr[None])
+
+    def run_images(self, batch_bgr: np.ndarray) -> np.ndarray:
+        if not self._image_input:
+            return self.run(to_blobs(batch_bgr))
+        self._request.infer({0: np.ascontiguousarray(batch_bgr, np.uint8)})
         return np.asarray(self._request.get_output_tensor(0).data).copy()
 
 
@@ -80,6 +89,19 @@ def to_blob(canvas_bgr: np.ndarray) -> np.ndarray:
     return cv2.dnn.blobFromImage(canvas_bgr, 1.0 / 255.0, swapRB=True)
 
 
+def to_blobs(batch_bgr: np.ndarray) -> np.ndarray:
+    """(N, H, W, 3) uint8 BGR -> (N, 3, H, W) float RGB 0..1: the classifiers' input, as
+    trained (vision/train uses the same function)."""
+    return batch_bgr[..., ::-1].transpose(0, 3, 1, 2).astype(np.float32) / 255.0
+
+
+def run_images(session: Session, batch_bgr: np.ndarray) -> np.ndarray:
+    """`session.run_images`, for sessions that have it (the runtime's; test doubles may
+    define `run` alone, which then gets the float input)."""
+    run = getattr(session, "run_images", None)
+    return run(batch_bgr) if run is not None else session.run(to_blobs(batch_bgr))
+
+
 class _OrtSession:
     def __init__(self, path: Path, threads: int) -> None:
         import onnxruntime as ort
@@ -96,12 +118,17 @@ class _OrtSession:
     def run_image(self, canvas_bgr: np.ndarray) -> np.ndarray:
         return self.run(to_blob(canvas_bgr))
 
+    def run_images(self, batch_bgr: np.ndarray) -> np.ndarray:
+        return self.run(to_blobs(batch_bgr))
+
 
 def load_session(
     path: Path, threads: int = 2, backend: str = "auto", image_input: bool = False, precision: str | None = None
 ) -> Session:
     """Open an `.xml` (OpenVINO IR) or `.onnx` model; one clear ModelError on failure.
-    image_input: the session will be fed uint8 BGR images (`run_image`).
+    image_input: the session will be fed uint8 BGR images (`run_image`, `run_images`): with
+    OpenVINO the conversion to float RGB runs inside the graph (for the index classifiers,
+    ~0.6 ms less a 1280×720 frame, identical logits; 2026-12-07).
     precision: OpenVINO's inference precision for a float model ("f32", "bf16"; None: the
     CPU's default, see `cpu_float_precision`); ONNX Runtime ignores it."""
     path = Path(path)
