@@ -140,3 +140,26 @@ def test_padded_classifier_batches_give_the_same_logits() -> None:
     one_by_one = np.concatenate([clf.logits(crops[i : i + 1]) for i in range(len(crops))])
     assert out.shape == (21, 5) and np.array_equal(out, one_by_one)
     assert all(n % BUCKET == 0 for n in sess.shapes)
+
+
+def test_uint8_crop_sessions_give_the_float_inputs_logits() -> None:
+    """The classifiers take uint8 BGR crops and convert them inside the OpenVINO graph
+    (`image_input=True`, `run_images`); measured 2026-12-07 on the shipped INT8 files: the
+    same logits as the float RGB input the networks were trained on, to the last bit. The
+    test allows float rounding in case another OpenVINO version folds the /255 elsewhere."""
+    from pathlib import Path
+
+    import pytest
+
+    from vision.reader.reader import DEFAULT_MODEL_DIR
+    from vision.reader.runtime import load_session, run_images, to_blobs
+
+    rng = np.random.default_rng(0)
+    for name, (h, w) in (("index_classifier_int8.xml", (48, 48)), ("card_body_int8.xml", (64, 44))):
+        xml = Path(DEFAULT_MODEL_DIR) / name
+        if not xml.is_file():
+            pytest.skip("no shipped model")
+        crops = rng.integers(0, 255, (8, h, w, 3), dtype=np.uint8)
+        fast = run_images(load_session(xml, 1, image_input=True), crops)
+        plain = load_session(xml, 1).run(to_blobs(crops))
+        assert fast.shape == plain.shape and np.allclose(fast, plain, atol=1e-3)
