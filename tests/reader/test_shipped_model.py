@@ -80,6 +80,21 @@ def test_roi_results_are_in_full_image_coordinates(reader: CardReader) -> None:
         assert np.allclose(box, ref + np.array([200, 100, 200, 100]), atol=2.0)
 
 
+def test_a_zoomed_zone_read_reads_the_market_in_full_image_coordinates(reader: CardReader) -> None:
+    """`zoom` (the tracker's `reveal_zoom`): the roi is read enlarged, and the cards come back in
+    the full image's px, where the plain zone read puts them."""
+    img = cv2.imread(str(FIX / "market_0.jpg"))
+    pad = np.full((img.shape[0] + 100, img.shape[1] + 200, 3), 90, np.uint8)
+    pad[100:, 200:] = img
+    roi = (200, 100, pad.shape[1], pad.shape[0])
+    plain = reader.read(pad, roi=roi)
+    zoomed = reader.read(pad, roi=roi, zoom=1.5)
+    assert len(plain) >= 3 and sorted(zoomed.cards) == sorted(plain.cards)
+    for c, box in zip(zoomed.cards, zoomed.xyxy):
+        ref = plain.xyxy[plain.cards.index(c)]
+        assert np.abs(box - ref).max() < 0.1 * (ref[3] - ref[1])  # the same card, to a tenth of its height
+
+
 def test_photo_refine_follows_reader_json(reader: CardReader, monkeypatch: pytest.MonkeyPatch) -> None:
     """photo_scale refines the picked scale (one more detector pass) only when reader.json
     says so, or when asked."""

@@ -597,3 +597,32 @@ def _reveal_after_market(make_reader, config, market: list[str], hand: list[str]
     scene.place("reveal:E", hand)
     d.wait(1.5)
     return reader, [e["hands"] for e in d.events if e["type"] == "reveal"], market_reads
+
+
+class _Zooms(TruthReader):
+    """Records the zoom each read asked for (absent: None)."""
+
+    def __init__(self, scene) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(scene)
+        self.zooms: list[float | None] = []
+
+    def read(self, image_bgr, roi=None, two_decks=False, cards=None, min_p=None, zoom=None):  # type: ignore[no-untyped-def]
+        self.zooms.append(zoom)
+        return super().read(image_bgr, roi, two_decks)
+
+
+@pytest.mark.parametrize("zoom", [None, 1.5])
+def test_reveal_areas_alone_are_read_at_the_reveal_zoom(zoom: float | None) -> None:
+    """`reveal_zoom`: reads of reveal areas alone ask the reader for that zoom; the market is
+    always read at the camera's own size (a reader without the argument still works: it is
+    passed only when set)."""
+    from vision.tracker.pipeline import TrackerConfig
+
+    reader, reveals, market_reads = _reveal_after_market(
+        _Zooms, TrackerConfig(reveal_zoom=zoom), M0, ["9C", "9D", "9H", "9S"], "zooms"
+    )
+    assert reveals == [{"E": ["9C", "9D", "9H", "9S"]}]
+    assert set(reader.zooms[:market_reads]) == {None}
+    # after the request: reads of the reveal area alone at the zoom; a read that also takes
+    # in the market (its refresh) at the camera's size
+    assert set(reader.zooms[market_reads:]) == ({None} if zoom is None else {None, zoom})

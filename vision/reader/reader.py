@@ -277,6 +277,7 @@ class CardReader:
         multiscale: bool = False,
         cards: frozenset[str] | None = None,
         min_p: float | None = None,
+        zoom: float | None = None,
     ) -> CardDetections:
         """Cards in `image_bgr` (H×W×3 uint8), each physical card once; boxes in full-image px.
 
@@ -289,6 +290,9 @@ class CardReader:
         its scale and does not need it). roi is ignored in photo mode.
         min_p: the corner-read card floor (default `min_card_p`; photo mode keeps its own), for a
         caller that votes over many reads and wants the doubtful ones too (the tracker's reveals).
+        zoom: read the image (or roi) enlarged this much (cubic) instead of at its own size, for a
+        read that can afford 2-4x the pixels (the tracker's reveal areas); None or <= 1: enlarged
+        only by the reader's own small-card rule (`upscale_for`). Ignored in photo mode.
         An image (or roi) too small to hold a readable card (under `MIN_SIDE` px) reads as none.
         """
         h, w = image_bgr.shape[:2]
@@ -298,7 +302,7 @@ class CardReader:
             return CardDetections.empty()
         if multiscale:
             return self.read_multiscale(image_bgr, two_decks, cards)
-        return self.read_with_indices(image_bgr, roi, two_decks, cards, min_p)[0]
+        return self.read_with_indices(image_bgr, roi, two_decks, cards, min_p, zoom)[0]
 
     @property
     def _labels(self) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
@@ -375,6 +379,7 @@ class CardReader:
         two_decks: bool = False,
         cards: frozenset[str] | None = None,
         min_p: float | None = None,
+        zoom: float | None = None,
     ) -> tuple[CardDetections, list[IndexObs]]:
         """`read`, plus the classified indices it grouped (in full-image px)."""
         image = _check_image(image_bgr)
@@ -387,14 +392,22 @@ class CardReader:
             if x2 - x1 < 2 or y2 - y1 < 2:
                 raise ValueError(f"roi {roi} is empty inside a {image.shape[1]}×{image.shape[0]} image")
             image, dx, dy = image[y1:y2, x1:x2], x1, y1
+        zone = roi is not None
+        if zoom is not None and zoom > 1:  # asked for: read enlarged only
+            det, indices = self._read_enlarged(image, zoom, two_decks, cards, None, min_p, zone)
+            return self._shifted(det, indices, dx, dy)
         outlines = self._start_outlines(image)
         indices = self.read_indices(image)
         f = self.upscale_for(indices) if small_frame else 1.0
-        zone = roi is not None
         if f > 1:  # small cards: read again enlarged, results back in this image's px
             det, indices = self._read_enlarged(image, f, two_decks, cards, outlines, min_p, zone)
         else:
             det = self.with_bodies(image, self.detections_from(indices, two_decks, cards, min_p), two_decks, outlines, zone)
+        return self._shifted(det, indices, dx, dy)
+
+    @staticmethod
+    def _shifted(det: CardDetections, indices: list[IndexObs], dx: int, dy: int) -> tuple[CardDetections, list[IndexObs]]:
+        """A roi's reads moved back into the full image's px."""
         if dx or dy:
             det = det.offset(dx, dy)
             for o in indices:

@@ -1,0 +1,53 @@
+"""Reveal areas read enlarged (`TrackerConfig.reveal_zoom`): `referee eval` with each zoom.
+
+    .venv/bin/python benchmarks/reveal_zoom.py SET [SET ...] [--zooms none,1.5,2] [--workers 2] [--model DIR]
+
+Each SET is a folder of recordings (`referee synth video ... --out SET/NAME`); every zoom is
+scored on the same recordings as `referee eval SET --workers 2 --tolerance 1.0` scores them,
+with only `reveal_zoom` changed. Prints the pooled summary per set and zoom, and the
+recordings whose reveal or result changed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+
+def main(argv: list[str] | None = None) -> int:
+    from vision.evaluate.dataset import discover
+    from vision.evaluate.report import summarize
+    from vision.evaluate.runner import RunOptions, run_all
+    from vision.tracker.pipeline import TrackerConfig
+
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("sets", nargs="+", type=Path, help="folders of recordings")
+    ap.add_argument("--zooms", default="none,1.5,2", help="comma-separated zooms; 'none' = off (default: none,1.5,2)")
+    ap.add_argument("--workers", type=int, default=2, help="recordings evaluated in parallel (default: 2)")
+    ap.add_argument("--model", default=None, help="card reader model folder (default: models/)")
+    args = ap.parse_args(argv)
+    zooms = [None if z.strip() == "none" else float(z) for z in args.zooms.split(",")]
+    for root in args.sets:
+        roots = discover(root)
+        per: dict[str, dict] = {}
+        for z in zooms:
+            opts = RunOptions(model_dir=args.model, tolerance_s=1.0, progress=False, tracker=TrackerConfig(reveal_zoom=z))
+            recs = run_all(roots, opts, args.workers)
+            s = summarize(recs, 1.0)
+            print(f"{root} zoom {z}: market {s['market_accuracy']:.4f}  event F1 {s['event_f1']:.4f}  "
+                  f"reveals {s['reveal_accuracy']}  outcomes {s['outcome_accuracy']}", flush=True)
+            per[str(z)] = {r["name"]: (r["reveals"]["accuracy"], r["outcomes"]["accuracy"], round(r["events"]["f1"], 3)) for r in recs}
+        base = per[str(zooms[0])]
+        for z, rows in per.items():
+            for name, v in rows.items():
+                if v != base[name]:
+                    print(f"  {name}: zoom {zooms[0]} {base[name]} -> zoom {z} {v}  (reveal acc, outcome acc, event F1)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
