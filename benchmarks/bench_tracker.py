@@ -50,7 +50,7 @@ class OracleReader:
 
     def read(
         self, image: np.ndarray, roi: tuple[int, int, int, int] | None = None, two_decks: bool = False, cards: Any = None,
-        min_p: float | None = None,
+        min_p: float | None = None, index_px: float | None = None,  # the truth has no resolution
     ) -> CardDetections:
         self.calls += 1
         h, w = image.shape[:2]
@@ -74,10 +74,12 @@ class TimedReader:
         self.inner, self.calls, self.pixels, self.seconds = inner, 0, 0, 0.0
 
     def read(
-        self, image: np.ndarray, roi: Any = None, two_decks: bool = False, cards: Any = None, min_p: float | None = None
+        self, image: np.ndarray, roi: Any = None, two_decks: bool = False, cards: Any = None, min_p: float | None = None,
+        index_px: float | None = None,
     ) -> CardDetections:
         t0 = time.perf_counter()
-        out = self.inner.read(image, roi=roi, two_decks=two_decks, cards=cards, min_p=min_p)
+        want = {} if index_px is None else {"index_px": index_px}
+        out = self.inner.read(image, roi=roi, two_decks=two_decks, cards=cards, min_p=min_p, **want)
         self.seconds += time.perf_counter() - t0
         self.calls += 1
         if roi is not None:

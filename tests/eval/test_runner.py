@@ -52,7 +52,7 @@ class OracleReader:
                 self.by_hash[hashlib.sha1(img.tobytes()).hexdigest()] = [(c.card, c.box) for c in truth[i].cards]
             i += 1
 
-    def read(self, image: np.ndarray, roi: Any = None, two_decks: bool = False, cards: Any = None, min_p: Any = None) -> CardDetections:
+    def read(self, image: np.ndarray, roi: Any = None, two_decks: bool = False, cards: Any = None, min_p: Any = None, index_px: Any = None) -> CardDetections:
         cards = self.by_hash.get(hashlib.sha1(image.tobytes()).hexdigest(), [])
         if not cards:
             return CardDetections.empty()

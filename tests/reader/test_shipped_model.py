@@ -80,19 +80,29 @@ def test_roi_results_are_in_full_image_coordinates(reader: CardReader) -> None:
         assert np.allclose(box, ref + np.array([200, 100, 200, 100]), atol=2.0)
 
 
-def test_a_zoomed_zone_read_reads_the_market_in_full_image_coordinates(reader: CardReader) -> None:
-    """`zoom` (the tracker's `reveal_zoom`): the roi is read enlarged, and the cards come back in
-    the full image's px, where the plain zone read puts them."""
+def test_a_zone_whose_indices_are_small_for_the_caller_is_read_enlarged(reader: CardReader, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`index_px` (the tracker's `reveal_index_px`): a zone whose indices come out under 0.8 ×
+    the size asked for is read again enlarged towards it (at most `upscale_max`), at any frame
+    size, and its cards come back in the full image's px where the plain read puts them; a
+    zone whose indices are big enough is read once."""
     img = cv2.imread(str(FIX / "market_0.jpg"))
     pad = np.full((img.shape[0] + 100, img.shape[1] + 200, 3), 90, np.uint8)
     pad[100:, 200:] = img
     roi = (200, 100, pad.shape[1], pad.shape[0])
-    plain = reader.read(pad, roi=roi)
-    zoomed = reader.read(pad, roi=roi, zoom=1.5)
+    plain, idx = reader.read_with_indices(pad, roi=roi)
+    size = float(np.median([o.size for o in idx]))
+    factors: list[float] = []
+    real = reader._read_enlarged
+    monkeypatch.setattr(reader, "_read_enlarged", lambda image, f, *a, **k: factors.append(f) or real(image, f, *a, **k))
+    assert reader.read(pad, roi=roi, index_px=size) is not None and factors == []  # big enough
+    zoomed = reader.read(pad, roi=roi, index_px=1.5 * size)
+    assert factors == [pytest.approx(1.5, abs=0.01)]
     assert len(plain) >= 3 and sorted(zoomed.cards) == sorted(plain.cards)
     for c, box in zip(zoomed.cards, zoomed.xyxy):
         ref = plain.xyxy[plain.cards.index(c)]
         assert np.abs(box - ref).max() < 0.1 * (ref[3] - ref[1])  # the same card, to a tenth of its height
+    reader.read(pad, roi=roi, index_px=10 * size)
+    assert factors[-1] == reader.meta.upscale_max
 
 
 def test_photo_refine_follows_reader_json(reader: CardReader, monkeypatch: pytest.MonkeyPatch) -> None:

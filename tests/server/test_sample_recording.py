@@ -28,7 +28,7 @@ class OracleReader:
         self.t = 0.0
 
     def read(self, image_bgr: np.ndarray, roi: tuple[int, int, int, int] | None = None,
-             two_decks: bool = False, cards: Any = None, min_p: Any = None) -> Any:
+             two_decks: bool = False, cards: Any = None, min_p: Any = None, index_px: Any = None) -> Any:
         from vision.types import CardDetections
 
         now = [x for x in self.labels if x["t"] <= self.t + 1e-6]

@@ -177,7 +177,7 @@ def test_live_pacing_keeps_a_slow_reader_within_its_share() -> None:
     class Slow:
         calls = 0
 
-        def read(self, image, roi=None, two_decks=False, cards=None, min_p=None):  # type: ignore[no-untyped-def]
+        def read(self, image, roi=None, two_decks=False, cards=None, min_p=None, index_px=None):  # type: ignore[no-untyped-def]
             Slow.calls += 1
             time.sleep(0.05)  # 50 ms a read: reading every frame would need 150 % of 30 fps
             return truth.read(image, roi, two_decks)
@@ -214,7 +214,7 @@ class _Misreads(TruthReader):
         super().__init__(scene)
         self.card, self.wrong, self.n, self.conf, self.seen = card, wrong, n, conf, 0
 
-    def read(self, image_bgr, roi=None, two_decks=False, cards=None, min_p=None):  # type: ignore[no-untyped-def]
+    def read(self, image_bgr, roi=None, two_decks=False, cards=None, min_p=None, index_px=None):  # type: ignore[no-untyped-def]
         dets = super().read(image_bgr, roi, two_decks)
         if self.card in dets.cards:
             self.seen += 1
@@ -408,7 +408,7 @@ class _Phantom(TruthReader):
         super().__init__(scene)
         self.card, self.near, self.first, self.last, self.n = card, near, first, last, 0
 
-    def read(self, image_bgr, roi=None, two_decks=False, cards=None, min_p=None):  # type: ignore[no-untyped-def]
+    def read(self, image_bgr, roi=None, two_decks=False, cards=None, min_p=None, index_px=None):  # type: ignore[no-untyped-def]
         from vision.types import CardDetections
 
         dets = super().read(image_bgr, roi, two_decks)
@@ -512,7 +512,7 @@ class _DoubtfulCard(TruthReader):
         super().__init__(scene)
         self.card, self.floors = card, []
 
-    def read(self, image_bgr, roi=None, two_decks=False, cards=None, min_p=None):  # type: ignore[no-untyped-def]
+    def read(self, image_bgr, roi=None, two_decks=False, cards=None, min_p=None, index_px=None):  # type: ignore[no-untyped-def]
         from vision.types import CardDetections
 
         self.floors.append(min_p)
@@ -548,7 +548,7 @@ class _LookAlike(TruthReader):
         super().__init__(scene)
         self.card, self.like, self.asked = card, like, []
 
-    def read(self, image_bgr, roi=None, two_decks=False, cards=None, min_p=None):  # type: ignore[no-untyped-def]
+    def read(self, image_bgr, roi=None, two_decks=False, cards=None, min_p=None, index_px=None):  # type: ignore[no-untyped-def]
         from vision.types import CardDetections
 
         self.asked.append(cards)
@@ -599,30 +599,30 @@ def _reveal_after_market(make_reader, config, market: list[str], hand: list[str]
     return reader, [e["hands"] for e in d.events if e["type"] == "reveal"], market_reads
 
 
-class _Zooms(TruthReader):
-    """Records the zoom each read asked for (absent: None)."""
+class _Wants(TruthReader):
+    """Records the index size each read asked for (absent: None)."""
 
     def __init__(self, scene) -> None:  # type: ignore[no-untyped-def]
         super().__init__(scene)
-        self.zooms: list[float | None] = []
+        self.wants: list[float | None] = []
 
-    def read(self, image_bgr, roi=None, two_decks=False, cards=None, min_p=None, zoom=None):  # type: ignore[no-untyped-def]
-        self.zooms.append(zoom)
+    def read(self, image_bgr, roi=None, two_decks=False, cards=None, min_p=None, index_px=None):  # type: ignore[no-untyped-def]
+        self.wants.append(index_px)
         return super().read(image_bgr, roi, two_decks)
 
 
-@pytest.mark.parametrize("zoom", [None, 1.5])
-def test_reveal_areas_alone_are_read_at_the_reveal_zoom(zoom: float | None) -> None:
-    """`reveal_zoom`: reads of reveal areas alone ask the reader for that zoom; the market is
-    always read at the camera's own size (a reader without the argument still works: it is
-    passed only when set)."""
+@pytest.mark.parametrize("want", [None, 26.0])
+def test_reveal_areas_alone_ask_for_the_reveal_index_size(want: float | None) -> None:
+    """`reveal_index_px`: reads of reveal areas alone ask the reader for that index size (it
+    enlarges a zone whose indices come out smaller); the market is read at the camera's own
+    size (a reader without the argument still works: it is passed only when set)."""
     from vision.tracker.pipeline import TrackerConfig
 
     reader, reveals, market_reads = _reveal_after_market(
-        _Zooms, TrackerConfig(reveal_zoom=zoom), M0, ["9C", "9D", "9H", "9S"], "zooms"
+        _Wants, TrackerConfig(reveal_index_px=want), M0, ["9C", "9D", "9H", "9S"], "wants"
     )
     assert reveals == [{"E": ["9C", "9D", "9H", "9S"]}]
-    assert set(reader.zooms[:market_reads]) == {None}
-    # after the request: reads of the reveal area alone at the zoom; a read that also takes
-    # in the market (its refresh) at the camera's size
-    assert set(reader.zooms[market_reads:]) == ({None} if zoom is None else {None, zoom})
+    assert set(reader.wants[:market_reads]) == {None}
+    # after the request: reads of the reveal area alone ask; a read that also takes in the
+    # market (its refresh) does not
+    assert set(reader.wants[market_reads:]) == ({None} if want is None else {None, want})

@@ -154,6 +154,7 @@ class TruthReader:
         two_decks: bool = False,
         cards: frozenset[str] | None = None,
         min_p: float | None = None,
+        index_px: float | None = None,  # the truth has no resolution
     ) -> CardDetections:
         self.calls += 1
         h, w = image_bgr.shape[:2]

@@ -165,11 +165,11 @@ class OracleReader:
         two_decks: bool = False,
         cards: frozenset[str] | None = None,
         min_p: float | None = None,
-        zoom: float | None = None,
+        index_px: float | None = None,
     ) -> CardDetections:
         # `cards` (the deck) is not used: the simulated misreads are drawn from all 52 cards,
         # as before, and the pipeline drops those outside the deck. `min_p` neither: simulated
-        # reads have no confidence floor. `zoom` neither: the truth has no resolution.
+        # reads have no confidence floor. `index_px` neither: the truth has no resolution.
         seen = self.by_frame.get(self.index, ())
         if roi is not None:
             x1, y1, x2, y2 = roi

@@ -32,6 +32,9 @@ META_FILE = "reader.json"
 # Smallest image side worth reading: a card index needs ~7 px, a card several times that;
 # below this the networks' resizes would be degenerate (a 1×1 image crashed OpenCV).
 MIN_SIDE = 16
+# `read(index_px=…)`: indices are enlarged only when they come out under this share of the
+# size asked for (a median a little short of it reads as well as it is)
+ZOOM_BELOW = 0.8
 
 
 @dataclass(slots=True)
@@ -277,7 +280,7 @@ class CardReader:
         multiscale: bool = False,
         cards: frozenset[str] | None = None,
         min_p: float | None = None,
-        zoom: float | None = None,
+        index_px: float | None = None,
     ) -> CardDetections:
         """Cards in `image_bgr` (H×W×3 uint8), each physical card once; boxes in full-image px.
 
@@ -290,9 +293,11 @@ class CardReader:
         its scale and does not need it). roi is ignored in photo mode.
         min_p: the corner-read card floor (default `min_card_p`; photo mode keeps its own), for a
         caller that votes over many reads and wants the doubtful ones too (the tracker's reveals).
-        zoom: read the image (or roi) enlarged this much (cubic) instead of at its own size, for a
-        read that can afford 2-4x the pixels (the tracker's reveal areas); None or <= 1: enlarged
-        only by the reader's own small-card rule (`upscale_for`). Ignored in photo mode.
+        index_px: the indices' long side (px) this read wants: when they come out under
+        `ZOOM_BELOW` × this, the image (or roi) is read again enlarged towards it (cubic, at most
+        `upscale_max`), at any frame size (`zoom_for`); for a read that can afford 2-4x the
+        pixels (the tracker's reveal areas). None: only the reader's own small-camera rule
+        (`upscale_for`). Ignored in photo mode.
         An image (or roi) too small to hold a readable card (under `MIN_SIDE` px) reads as none.
         """
         h, w = image_bgr.shape[:2]
@@ -302,7 +307,7 @@ class CardReader:
             return CardDetections.empty()
         if multiscale:
             return self.read_multiscale(image_bgr, two_decks, cards)
-        return self.read_with_indices(image_bgr, roi, two_decks, cards, min_p, zoom)[0]
+        return self.read_with_indices(image_bgr, roi, two_decks, cards, min_p, index_px)[0]
 
     @property
     def _labels(self) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
@@ -379,7 +384,7 @@ class CardReader:
         two_decks: bool = False,
         cards: frozenset[str] | None = None,
         min_p: float | None = None,
-        zoom: float | None = None,
+        index_px: float | None = None,
     ) -> tuple[CardDetections, list[IndexObs]]:
         """`read`, plus the classified indices it grouped (in full-image px)."""
         image = _check_image(image_bgr)
@@ -393,12 +398,12 @@ class CardReader:
                 raise ValueError(f"roi {roi} is empty inside a {image.shape[1]}×{image.shape[0]} image")
             image, dx, dy = image[y1:y2, x1:x2], x1, y1
         zone = roi is not None
-        if zoom is not None and zoom > 1:  # asked for: read enlarged only
-            det, indices = self._read_enlarged(image, zoom, two_decks, cards, None, min_p, zone)
-            return self._shifted(det, indices, dx, dy)
         outlines = self._start_outlines(image)
         indices = self.read_indices(image)
-        f = self.upscale_for(indices) if small_frame else 1.0
+        if index_px is not None:
+            f = self.zoom_for(indices, index_px)
+        else:
+            f = self.upscale_for(indices) if small_frame else 1.0
         if f > 1:  # small cards: read again enlarged, results back in this image's px
             det, indices = self._read_enlarged(image, f, two_decks, cards, outlines, min_p, zone)
         else:
@@ -413,6 +418,16 @@ class CardReader:
             for o in indices:
                 o.box = (o.box[0] + dx, o.box[1] + dy, o.box[2] + dx, o.box[3] + dy)
         return det, indices
+
+    def zoom_for(self, indices: list[IndexObs], index_px: float) -> float:
+        """How much to enlarge an image whose indices came out this size, for a caller that
+        wants them about `index_px` long (1: not at all)."""
+        if not indices:
+            return 1.0
+        size = float(np.median([o.size for o in indices]))
+        if size >= ZOOM_BELOW * index_px:
+            return 1.0
+        return min(self.meta.upscale_max, index_px / max(size, 1.0))
 
     def upscale_for(self, indices: list[IndexObs]) -> float:
         """How much to enlarge an image whose indices came out this size (1: not at all)."""

@@ -45,7 +45,7 @@ class Reader(Protocol):
         two_decks: bool = False,
         cards: frozenset[str] | None = None,
         min_p: float | None = None,  # the card floor (None: the reader's own)
-        zoom: float | None = None,  # read enlarged this much (None: at the image's own size)
+        index_px: float | None = None,  # indices wanted about this long (None: the reader's own rule)
     ) -> CardDetections: ...
 
 
@@ -118,14 +118,16 @@ class TrackerConfig:
     # reset (a fresh set of 6 Dec, night), and the call was judged on a card that could not
     # be there. False: every card of the deck.
     reveal_excludes_table: bool = True
-    # Reads of reveal areas alone read the area enlarged this much (`CardReader.read` zoom).
-    # Measured off (2026-12-07, benchmarks/reveal_zoom.py, val decks; datasets/MEASUREMENTS.md
-    # "Six players"): on 4 six-player games, whose corner seats lay their hands where the
-    # image is soft and the indices small, 1.5 took reveals 2 -> 3 of 4 and results 2 -> 4 of
-    # 4; on 28 four-player games it lost reveals (dev16 12 -> 10 of 12, dev12 10 -> 8 of 11):
-    # a sharp hand's indices, enlarged, pass the size the detector was trained on. A zoom
-    # chosen per seat from the indices' size would be the way; not built. None: off.
-    reveal_zoom: float | None = None
+    # Reads of reveal areas alone whose indices come out under 0.8 × this (px, median long side)
+    # are read again enlarged towards it (`CardReader.read` index_px). Why it was tried: with six
+    # players the corner seats lay their hands where the image is soft and the indices ~18 px
+    # (~25-32 px at the near seats), and corner reveals failed; a fixed zoom helped there but lost
+    # four-player reveals (sharp indices enlarged past the detector's trained size). Measured
+    # (benchmarks/reveal_index_px.py, datasets/MEASUREMENTS.md "Six players"): 26 px, chosen on
+    # val decks, took dev6p's reveals 2 -> 3 of 4 and changed nothing on 28 four-player val
+    # games; on the blind test-deck sets it changed nothing on 8 six-player games and lost one
+    # reveal of 9 on blind14 (an oxygen game). No gain where it counts: off. None: off.
+    reveal_index_px: float | None = None
     # Khmer piles and discards show only their top card, and a game may hold two identical
     # cards (two decks give six 6s): a 6D discarded onto a 6D leaves the visible set as it
     # was. When the zone owner's arm (told by where it came from) leaves such a zone, the one
@@ -403,8 +405,8 @@ class TablePipeline:
         parts = []
         start = time.perf_counter()
         for roi in groups:
-            zoom = {"zoom": self.config.reveal_zoom} if reveal_only and self.config.reveal_zoom else {}
-            parts.append(self.reader.read(frame.image, roi=roi, two_decks=self.two_decks, cards=allowed, min_p=floor, **zoom))
+            want = {"index_px": self.config.reveal_index_px} if reveal_only and self.config.reveal_index_px else {}
+            parts.append(self.reader.read(frame.image, roi=roi, two_decks=self.two_decks, cards=allowed, min_p=floor, **want))
             self.reads += 1
         cost = time.perf_counter() - start  # only used to pace live reads (max_reader_share)
         self._read_cost_s = cost if self._read_cost_s <= 0 else 0.7 * self._read_cost_s + 0.3 * cost

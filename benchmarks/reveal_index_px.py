@@ -1,11 +1,11 @@
-"""Reveal areas read enlarged (`TrackerConfig.reveal_zoom`): `referee eval` with each zoom.
+"""Reveal areas with small indices read enlarged (`TrackerConfig.reveal_index_px`): `referee eval` with each size.
 
-    .venv/bin/python benchmarks/reveal_zoom.py SET [SET ...] [--zooms none,1.5,2] [--workers 2] [--model DIR]
+    .venv/bin/python benchmarks/reveal_index_px.py SET [SET ...] [--sizes none,26] [--workers 2] [--model DIR]
 
-Each SET is a folder of recordings (`referee synth video ... --out SET/NAME`); every zoom is
+Each SET is a folder of recordings (`referee synth video ... --out SET/NAME`); every size is
 scored on the same recordings as `referee eval SET --workers 2 --tolerance 1.0` scores them,
-with only `reveal_zoom` changed. Prints the pooled summary per set and zoom, and the
-recordings whose reveal or result changed.
+with only `reveal_index_px` changed ("none": off). Prints the pooled summary per set and size,
+and the recordings whose reveal, result or event F1 changed.
 """
 
 from __future__ import annotations
@@ -26,26 +26,26 @@ def main(argv: list[str] | None = None) -> int:
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("sets", nargs="+", type=Path, help="folders of recordings")
-    ap.add_argument("--zooms", default="none,1.5,2", help="comma-separated zooms; 'none' = off (default: none,1.5,2)")
+    ap.add_argument("--sizes", default="none,26", help="comma-separated index sizes in px; 'none' = off (default: none,26)")
     ap.add_argument("--workers", type=int, default=2, help="recordings evaluated in parallel (default: 2)")
     ap.add_argument("--model", default=None, help="card reader model folder (default: models/)")
     args = ap.parse_args(argv)
-    zooms = [None if z.strip() == "none" else float(z) for z in args.zooms.split(",")]
+    zooms = [None if z.strip() == "none" else float(z) for z in args.sizes.split(",")]
     for root in args.sets:
         roots = discover(root)
         per: dict[str, dict] = {}
         for z in zooms:
-            opts = RunOptions(model_dir=args.model, tolerance_s=1.0, progress=False, tracker=TrackerConfig(reveal_zoom=z))
+            opts = RunOptions(model_dir=args.model, tolerance_s=1.0, progress=False, tracker=TrackerConfig(reveal_index_px=z))
             recs = run_all(roots, opts, args.workers)
             s = summarize(recs, 1.0)
-            print(f"{root} zoom {z}: market {s['market_accuracy']:.4f}  event F1 {s['event_f1']:.4f}  "
+            print(f"{root} reveal_index_px {z}: market {s['market_accuracy']:.4f}  event F1 {s['event_f1']:.4f}  "
                   f"reveals {s['reveal_accuracy']}  outcomes {s['outcome_accuracy']}", flush=True)
             per[str(z)] = {r["name"]: (r["reveals"]["accuracy"], r["outcomes"]["accuracy"], round(r["events"]["f1"], 3)) for r in recs}
         base = per[str(zooms[0])]
         for z, rows in per.items():
             for name, v in rows.items():
                 if v != base[name]:
-                    print(f"  {name}: zoom {zooms[0]} {base[name]} -> zoom {z} {v}  (reveal acc, outcome acc, event F1)")
+                    print(f"  {name}: {zooms[0]} {base[name]} -> {z} {v}  (reveal acc, outcome acc, event F1)")
     return 0
 
 
