@@ -78,8 +78,7 @@ class TimedReader:
         index_px: float | None = None,
     ) -> CardDetections:
         t0 = time.perf_counter()
-        want = {} if index_px is None else {"index_px": index_px}
-        out = self.inner.read(image, roi=roi, two_decks=two_decks, cards=cards, min_p=min_p, **want)
+        out = self.inner.read(image, roi=roi, two_decks=two_decks, cards=cards, min_p=min_p, index_px=index_px)
         self.seconds += time.perf_counter() - t0
         self.calls += 1
         if roi is not None:

@@ -30,22 +30,22 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--workers", type=int, default=2, help="recordings evaluated in parallel (default: 2)")
     ap.add_argument("--model", default=None, help="card reader model folder (default: models/)")
     args = ap.parse_args(argv)
-    zooms = [None if z.strip() == "none" else float(z) for z in args.sizes.split(",")]
+    sizes = [None if v.strip() == "none" else float(v) for v in args.sizes.split(",")]
     for root in args.sets:
         roots = discover(root)
         per: dict[str, dict] = {}
-        for z in zooms:
-            opts = RunOptions(model_dir=args.model, tolerance_s=1.0, progress=False, tracker=TrackerConfig(reveal_index_px=z))
+        for size in sizes:
+            opts = RunOptions(model_dir=args.model, tolerance_s=1.0, progress=False, tracker=TrackerConfig(reveal_index_px=size))
             recs = run_all(roots, opts, args.workers)
             s = summarize(recs, 1.0)
-            print(f"{root} reveal_index_px {z}: market {s['market_accuracy']:.4f}  event F1 {s['event_f1']:.4f}  "
+            print(f"{root} reveal_index_px {size}: market {s['market_accuracy']:.4f}  event F1 {s['event_f1']:.4f}  "
                   f"reveals {s['reveal_accuracy']}  outcomes {s['outcome_accuracy']}", flush=True)
-            per[str(z)] = {r["name"]: (r["reveals"]["accuracy"], r["outcomes"]["accuracy"], round(r["events"]["f1"], 3)) for r in recs}
-        base = per[str(zooms[0])]
-        for z, rows in per.items():
+            per[str(size)] = {r["name"]: (r["reveals"]["accuracy"], r["outcomes"]["accuracy"], round(r["events"]["f1"], 3)) for r in recs}
+        base = per[str(sizes[0])]
+        for size, rows in per.items():
             for name, v in rows.items():
                 if v != base[name]:
-                    print(f"  {name}: {zooms[0]} {base[name]} -> {z} {v}  (reveal acc, outcome acc, event F1)")
+                    print(f"  {name}: {sizes[0]} {base[name]} -> {size} {v}  (reveal acc, outcome acc, event F1)")
     return 0
 
 

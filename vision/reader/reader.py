@@ -419,25 +419,22 @@ class CardReader:
                 o.box = (o.box[0] + dx, o.box[1] + dy, o.box[2] + dx, o.box[3] + dy)
         return det, indices
 
-    def zoom_for(self, indices: list[IndexObs], index_px: float) -> float:
+    def zoom_for(self, indices: list[IndexObs], index_px: float, below: float = ZOOM_BELOW) -> float:
         """How much to enlarge an image whose indices came out this size, for a caller that
-        wants them about `index_px` long (1: not at all)."""
+        wants them about `index_px` long: 1 (not at all) unless their median is under
+        `below` × that, else towards it, by at most `upscale_max`."""
         if not indices:
             return 1.0
         size = float(np.median([o.size for o in indices]))
-        if size >= ZOOM_BELOW * index_px:
+        if size >= below * index_px:
             return 1.0
         return min(self.meta.upscale_max, index_px / max(size, 1.0))
 
     def upscale_for(self, indices: list[IndexObs]) -> float:
-        """How much to enlarge an image whose indices came out this size (1: not at all)."""
+        """How much to enlarge a camera read whose indices came out this size (1: not at all):
+        `zoom_for` towards `camera_index_px` below `upscale_below` of it."""
         target = self.meta.camera_index_px
-        if target is None or not indices:
-            return 1.0
-        size = float(np.median([o.size for o in indices]))
-        if size >= self.meta.upscale_below * target:
-            return 1.0
-        return min(self.meta.upscale_max, target / max(size, 1.0))
+        return 1.0 if target is None else self.zoom_for(indices, target, self.meta.upscale_below)
 
     def _read_enlarged(
         self, image: np.ndarray, f: float, two_decks: bool, cards: frozenset[str] | None,
