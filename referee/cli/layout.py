@@ -85,6 +85,9 @@ def _validate(args: argparse.Namespace) -> int:
     for ref in args.layouts:
         lay = _load(ref)
         print(f"{ref}: ok ({len(lay.seats)} seats, {len(lay.zones())} zones)")
+        for (a, b), share in lay.reveal_overlaps().items():
+            print(f"{ref}: warning: {a} and {b} overlap ({share:.0%} of the smaller); a card laid there "
+                  "counts for the seat being read, or for the later one when both are")
     return 0
 
 

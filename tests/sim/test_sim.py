@@ -60,6 +60,54 @@ def test_six_players_in_three_teams() -> None:
     assert {"swap", "call", "reveal"} <= {e["type"] for e in tl.events}
 
 
+@pytest.mark.parametrize(("game", "seats", "copies"), [("kemps", 8, 2), ("kemps", 10, 2), ("kems", 12, 1)])
+def test_large_tables_deal_the_referees_deck(game: str, seats: int, copies: int) -> None:
+    """From 8 players Kemps shuffles in a second deck (rules: two_decks_from); the simulated
+    players deal from the same deck the referee checks, so the truth replays cleanly and,
+    with two decks, the same card can be out twice at once. Kem's keeps one deck up to 12."""
+    from vision.evaluate.runner import Referee
+    from vision.sim.players import make_brain
+    from vision.sim.recording import default_header as header_for
+
+    layout = load_layout(f"kemps-{seats}").scaled(SIZE)
+    header = header_for(game, layout)
+    assert len(header["players"]) == seats and len(header["teams"]) == seats // 2
+    brain = make_brain(header, __import__("random").Random(0), 5.0)
+    assert Counter(brain.deck) == Counter({c: copies for c in set(brain.deck)}) and len(set(brain.deck)) == 52
+    tl = direct(header, layout, 1.0, 2, stale_after_s=5.0)
+    ref = Referee.start(header)
+    for e in tl.events:
+        assert ref.apply(e), ref.rejected
+    deal = next(e for e in tl.events if e["type"] == "deal")
+    dealt = [c for h in deal["hands"].values() for c in h] + deal["market"]
+    assert len(dealt) == 4 * seats + 4 and (max(Counter(dealt).values()) <= copies)
+
+
+def test_a_contre_kems_at_three_teams_names_the_accused_team() -> None:
+    """With two teams the accused one goes without saying; with three the referee needs a
+    player of it (the simulator left it out and the engine refused the call)."""
+    from vision.evaluate.runner import Referee
+    from vision.sim.recording import default_header as header_for
+
+    layout = load_layout("kemps-6").scaled(SIZE)
+    header = header_for("kems", layout)
+    tl = direct(header, layout, 1.5, 1, stale_after_s=5.0)  # seed 1: a rival's Contre Kem's
+    contre = [e for e in tl.events if e.get("call") == "contre_kems"]
+    assert contre and all(e["target"] in header["players"] for e in contre)
+    ref = Referee.start(header)
+    for e in tl.events:
+        assert ref.apply(e), ref.rejected
+
+
+def test_synth_video_refuses_more_players_than_the_rules_allow(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from referee.cli.main import main
+
+    code = main(["synth", "video", "--game", "kemps", "--players", "12", "--out", str(tmp_path / "r")])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and "kemps needs 4-10 players, got 12" in err and len(err.splitlines()) == 1, err
+    assert not (tmp_path / "r").exists()
+
+
 def test_reshuffles_with_six_players_and_a_piquet_deck() -> None:
     """32 cards, 6 hands of 4: the reserve runs out at the first reset, so the next one
     comes from the shuffled discard pile; the engine must accept every card of it."""

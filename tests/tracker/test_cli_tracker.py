@@ -24,6 +24,17 @@ def test_layout_validate_reports_wrong_key_in_one_line(tmp_path: Path, capsys: p
     assert "unknown key 'markt'" in err and str(bad) in err
 
 
+def test_layout_validate_warns_of_overlapping_reveal_areas(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from vision.tracker.layout import load_layout
+
+    lay = load_layout("kemps-4").set_zone("reveal:W", [[500, 520], [700, 520], [700, 700], [500, 700]])  # onto S's
+    path = lay.save(tmp_path / "over.yaml")
+    code, out, _ = run(["layout", "validate", str(path)], capsys)
+    lines = out.strip().splitlines()
+    assert code == 0 and lines[0].endswith("ok (4 seats, 5 zones)")
+    assert len(lines) == 2 and "warning: reveal:S and reveal:W overlap" in lines[1], out
+
+
 def test_layout_new_set_show(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "six.yaml"
     assert run(["layout", "new", "--players", "A,B,C,D,E,F", "--out", str(path)], capsys)[0] == 0

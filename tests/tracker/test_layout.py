@@ -99,3 +99,29 @@ def test_outside_share_per_zone() -> None:
     assert abs(shares["market"] - 0.5) < 1e-9
     gone = ((w + 10.0, 0.0), (w + 60.0, 0.0), (w + 60.0, 50.0))
     assert replace(lay, market=gone).outside_share()["market"] == 1.0
+
+
+@pytest.mark.parametrize("seats", [2, 4, 6, 8, 10, 12])
+def test_ring_layouts_keep_reveal_areas_apart_and_the_stock_files_match(seats: int) -> None:
+    """From 10 seats neighbours' reveal areas used to overlap by a third, and a hand laid in
+    the overlap was counted for the neighbour; the areas now give up width instead."""
+    stock = load_layout(f"kemps-{seats}") if seats >= 4 else None
+    lay = ring_layout(list(stock.seats) if stock else [f"P{i + 1}" for i in range(seats)])
+    assert lay.reveal_overlaps() == {}
+    assert not lay.out_of_view()
+    widths = [max(x for x, _ in s.reveal) - min(x for x, _ in s.reveal) for s in lay.seats.values()]
+    assert min(widths) >= 0.1 * lay.size[0]  # still room for a laid hand
+    if stock is not None:
+        assert {n: s.reveal for n, s in stock.seats.items()} == {n: s.reveal for n, s in lay.seats.items()}
+
+
+def test_a_card_in_two_reveal_areas_counts_for_the_seat_being_read() -> None:
+    lay = ring_layout(["A", "B", "C", "D"], (640, 360))
+    lay = lay.set_zone("reveal:A", [[100, 100], [300, 100], [300, 200], [100, 200]])
+    lay = lay.set_zone("reveal:B", [[250, 100], [450, 100], [450, 200], [250, 200]])  # overlaps A at x 250-300
+    assert set(lay.reveal_overlaps()) == {("reveal:A", "reveal:B")}
+    masks = ZoneMasks(lay, lay.size)
+    pts = np.array([[275, 150], [150, 150], [400, 150], [5, 5]], np.float32)
+    assert masks.zone_of(pts) == ["reveal:B", "reveal:A", "reveal:B", None]  # the later zone wins
+    assert masks.zone_of(pts, prefer=["reveal:A"]) == ["reveal:A", "reveal:A", "reveal:B", None]
+    assert masks.zone_of(pts, prefer=["reveal:A", "reveal:B"]) == ["reveal:B", "reveal:A", "reveal:B", None]

@@ -18,7 +18,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from referee.cards import ALL_CARDS, khmer_value, piquet_deck, rank_of
+from referee.cards import ALL_CARDS, khmer_value, rank_of
+from referee.rules.engine import new_game
 
 # Physical Khmer deck: ace = 1, 2-6 of any suit; the six 6s need two decks, so 6C and 6D
 # appear twice.
@@ -138,7 +139,12 @@ class MarketBrain:
 
     def _draw_market(self) -> list[str]:
         if len(self.reserve) < 4:  # empty reserve: the discard pile is shuffled in
+            # the stale market is part of it when nothing else is (12 Kem's players: no
+            # reserve at all), as the referee's `stale` puts it there before the reset
             pile = list(self.discard)
+            if len(self.reserve) + len(pile) < 4:
+                pile += self.market
+                self.market = []  # so the reset does not discard it again
             self.rng.shuffle(pile)
             self.reserve = pile + self.reserve
             self.discard = []
@@ -192,7 +198,8 @@ class MarketBrain:
 
     def _make_call(self, by: str, kind: str, target: str | None) -> Decision:
         ev: dict[str, Any] = {"type": "call", "call": kind, "by": by}
-        if target is not None and kind != "contre_kems":
+        # a Contre Kem's names the accused team only where it is not the one other team
+        if target is not None and (kind != "contre_kems" or len(self.teams) > 2):
             ev["target"] = target
         return Decision("call", None, self.rng.uniform(0.5, 2.0), ev)
 
@@ -333,8 +340,9 @@ def make_brain(header: dict[str, Any], rng: random.Random, stale_after_s: float)
     game = header["game"]
     if game == "khmer":
         return KhmerBrain(players=list(header["players"]), rng=rng)
-    rules = header.get("rules") or {}
-    deck = piquet_deck() if rules.get("deck") == "piquet" else ALL_CARDS
+    # the referee's own deck for this table: one deck, or two shuffled together from
+    # `two_decks_from` players (Kemps: 8), piquet's 32 cards when the rules say so
+    deck = new_game(header).deck
     return MarketBrain(
         game=game, players=list(header["players"]), teams=[list(t) for t in header["teams"]], rng=rng,
         stale_after_s=stale_after_s, deck=deck,

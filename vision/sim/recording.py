@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from referee.rules.engine import new_game
 from vision.evaluate.dataset import RECORDING_FORMAT
 from vision.sim.director import Timeline, cascade_for, direct
 from vision.sim.render import render_video
@@ -65,6 +66,10 @@ def simulate(spec: SimSpec) -> dict[str, Any]:
     layout: Layout = load_layout(spec.layout or layout_for(spec.game, spec.players)).scaled(spec.size)
     header = default_header(spec.game, layout)
     header["rules"] = dict(spec.rules)
+    try:  # the referee's own checks: player count, teams, whether the deck holds the deal
+        new_game(header)
+    except ValueError as exc:
+        raise ValueError(f"layout {layout.name} seats {len(header['players'])} players: {str(exc).removeprefix('header: ')}") from None
     stale = tracker_stale_after()
     tl: Timeline = direct(header, layout, spec.minutes, spec.seed, stale_after_s=stale, cascade=cascade_for(spec.deck))
     spec.out.mkdir(parents=True, exist_ok=True)

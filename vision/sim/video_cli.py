@@ -36,7 +36,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="deck design(s) from the art cache, comma-separated, or 'procedural[:SEED]'; one is picked by seed "
         "(default: a held-out deck: a test-split deck family when available, else a procedural deck of a held-out seed)",
     )
-    parser.add_argument("--players", type=int, choices=(4, 6), default=4, help="Kemps/Kem's players, in facing pairs (default: 4; Khmer: always 2)")
+    parser.add_argument(
+        "--players", type=int, choices=(4, 6, 8, 10, 12), default=4,
+        help="Kemps/Kem's players, in facing pairs, on the stock layout kemps-<players> (default: 4; Khmer: always 2). "
+        "The rules decide the deck: Kemps adds a second deck from 8 players and allows up to 10; Kem's keeps one deck up to 12",
+    )
     parser.add_argument(
         "--rules", default=None,
         help="rule overrides the simulated players follow, KEY=VALUE[,…]; supported: deck=piquet (Kemps/Kem's, 32 cards: "

@@ -19,9 +19,11 @@ Zone tests are vectorised through a label image built once per frame size (`Zone
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -93,6 +95,25 @@ class Layout:
             z: round(v, 3) for z, v in self.outside_share().items()
             if v > (max_outside_reveal if z.startswith("reveal:") else max_outside)
         }
+
+    def reveal_overlaps(self, min_share: float = 0.01) -> dict[tuple[str, str], float]:
+        """Pairs of reveal areas that overlap, with the overlap's share of the smaller area
+        (rasterised at a quarter of the frame size). A card laid in an overlap counts for the
+        seat being read, or the later seat when both are (`ZoneMasks.zone_of`)."""
+        import cv2
+
+        w, h = (max(1, v // 4) for v in self.size)
+        masks = {}
+        for name, seat in self.seats.items():
+            m = np.zeros((h, w), np.uint8)
+            cv2.fillPoly(m, [np.round(np.asarray(seat.reveal, np.float32) / 4).astype(np.int32)], 1)
+            masks[f"reveal:{name}"] = m.astype(bool)
+        out = {}
+        for (a, ma), (b, mb) in itertools.combinations(masks.items(), 2):
+            share = float((ma & mb).sum()) / max(1, min(int(ma.sum()), int(mb.sum())))
+            if share >= min_share:
+                out[(a, b)] = round(share, 3)
+        return out
 
     def scaled(self, size: tuple[int, int]) -> Layout:
         """The same layout in another frame size."""
@@ -263,16 +284,17 @@ def ring_layout(players: list[str], size: tuple[int, int] = (1280, 720), khmer: 
     cx, cy = w / 2, h / 2
     mw, mh = 0.2 * w, 0.26 * h
     market = _box(cx, cy, mw, mh)
-    seats: dict[str, Seat] = {}
     n = len(players)
-    for i, name in enumerate(players):
+    ats, boxes = [], []
+    for i in range(n):
         ang = math.pi / 2 + 2 * math.pi * i / n  # image y grows downwards: pi/2 is the bottom
         ex, ey = math.cos(ang), math.sin(ang)
         k = min(abs(w / 2 / ex) if ex else 1e9, abs(h / 2 / ey) if ey else 1e9)
-        at = (cx + ex * k, cy + ey * k)
-        rx, ry = cx + ex * k * 0.68, cy + ey * k * 0.68
+        ats.append((round(cx + ex * k, 1), round(cy + ey * k, 1)))
         rw, rh = (0.2 * w, 0.16 * h) if abs(ey) * h >= abs(ex) * w * 0.6 else (0.13 * w, 0.3 * h)
-        seats[name] = Seat(name, (round(at[0], 1), round(at[1], 1)), _box(rx, ry, rw, rh))
+        boxes.append([cx + ex * k * 0.68, cy + ey * k * 0.68, rw, rh])
+    _keep_apart(boxes)
+    seats = {name: Seat(name, at, _box(*box)) for name, at, box in zip(players, ats, boxes)}
     kz: dict[str, KhmerZones] = {}
     if khmer:
         for name, side in zip(players, (1, -1)):
@@ -283,6 +305,21 @@ def ring_layout(players: list[str], size: tuple[int, int] = (1280, 720), khmer: 
                 discard=_box(cx + 0.38 * w, y_row, 0.1 * w, 0.17 * h),
             )
     return Layout(name=f"ring-{n}", size=(w, h), market=market, seats=seats, khmer=kz)
+
+
+def _keep_apart(boxes: list[list[float]], free: float = 0.08) -> None:
+    """Narrow (or shorten) reveal boxes [cx, cy, w, h] in place so that no two overlap, with
+    `free` of the gap between their centres left empty. Why: from 10 seats, neighbours' areas
+    overlapped by a third (kemps-10, kemps-12 of 2026-11), and a laid card whose centre fell
+    in the overlap counted for the neighbour, so the hand never reached its size (no reveal).
+    A pair side by side gives up width, a pair one above the other height."""
+    for i, j in itertools.combinations(range(len(boxes)), 2):
+        a, b = boxes[i], boxes[j]
+        dx, dy = abs(a[0] - b[0]), abs(a[1] - b[1])
+        if dx >= (a[2] + b[2]) / 2 or dy >= (a[3] + b[3]) / 2:
+            continue
+        axis, gap = (2, dx) if dx / (a[2] + b[2]) >= dy / (a[3] + b[3]) else (3, dy)
+        a[axis], b[axis] = min(a[axis], (1 - free) * gap), min(b[axis], (1 - free) * gap)
 
 
 def _area(poly: Polygon) -> float:
@@ -345,6 +382,7 @@ class ZoneMasks:
             cv2.fillPoly(self.labels, [pts], i + 1)
             cv2.fillPoly(self.small, [np.round(np.array(poly, np.float32) / scale).astype(np.int32)], i + 1)
         self.small_counts = np.maximum(np.bincount(self.small.ravel(), minlength=len(polys) + 1), 1)
+        self._polys = {name: np.round(np.array(poly, np.float32)).astype(np.int32) for name, poly in zip(self.names, polys)}
         self.boxes: dict[str, tuple[int, int, int, int]] = {}
         for name, poly in zip(self.names, polys):
             a = np.array(poly)
@@ -356,15 +394,26 @@ class ZoneMasks:
     def index(self, zone: str) -> int:
         return self.names.index(zone) + 1
 
-    def zone_of(self, points: np.ndarray) -> list[str | None]:
-        """Zone name for each (x, y) point (vectorised lookup)."""
+    def zone_of(self, points: np.ndarray, prefer: Sequence[str] = ()) -> list[str | None]:
+        """Zone name for each (x, y) point (vectorised lookup). Where zones overlap the later
+        one wins, except that a zone in `prefer` (the reveal areas being read) wins where it
+        overlaps another: a hand laid in the overlap with a neighbour's area is the hand read."""
+        import cv2
+
         pts = np.asarray(points, np.float32).reshape(-1, 2)
         if len(pts) == 0:
             return []
         xs = np.clip(pts[:, 0].astype(np.int64), 0, self.size[0] - 1)
         ys = np.clip(pts[:, 1].astype(np.int64), 0, self.size[1] - 1)
-        ids = self.labels[ys, xs]
-        return [self.names[i - 1] if i else None for i in ids]
+        out = [self.names[i - 1] if i else None for i in self.labels[ys, xs]]
+        for k, (x, y) in enumerate(zip(xs, ys)):
+            if out[k] is None or out[k] in prefer:  # outside every zone, or already preferred
+                continue
+            for z in prefer:
+                if cv2.pointPolygonTest(self._polys[z], (float(x), float(y)), False) >= 0:
+                    out[k] = z
+                    break
+        return out
 
     def per_zone_fraction(self, small_mask: np.ndarray) -> np.ndarray:
         """Share of each zone's small-scale pixels set in `small_mask` (index 0 = outside)."""

@@ -423,7 +423,7 @@ class TablePipeline:
     ) -> tuple[list[Event], list[Event]]:
         masks, gate = self._masks, self._gate
         assert masks is not None and gate is not None
-        where = masks.zone_of(dets.centers) if len(dets) else []
+        where = masks.zone_of(dets.centers, prefer=[z for z in zones if z.startswith("reveal:")]) if len(dets) else []
         events: list[Event] = []
         notices: list[Event] = []
         changes: list[ZoneChange] = []
