@@ -21,7 +21,7 @@ def register(sub: Any) -> None:
                                    "SQLite event log (--db): restart with the same --db and the game resumes.")
     src = p.add_mutually_exclusive_group()
     src.add_argument("--camera", type=int, metavar="N", help="webcam index (0 is the first camera)")
-    src.add_argument("--video", type=Path, metavar="PATH", help="a recording to referee, played in real time")
+    src.add_argument("--video", type=Path, metavar="PATH", help="a video file or a recording folder to referee, played in real time")
     src.add_argument("--demo", action="store_true",
                      help="play the bundled sample recording of the chosen game in a loop (no camera needed)")
     p.add_argument("--game", choices=("kemps", "kems", "khmer"),
@@ -121,6 +121,21 @@ def demo_video(game: str) -> Path:
     raise CliError(f"no sample recording in {SAMPLES / game} (run `referee serve --video PATH` with your own)")
 
 
+def folder_video(folder: Path) -> Path:
+    """A recording folder's video (datasets/README.md: meta.json names it), as `referee watch`
+    and `referee eval` take a folder too."""
+    meta = sample_meta(folder / "video")  # the folder's meta.json, if any
+    if "video" in meta:
+        video = folder / str(meta["video"])
+        if not video.is_file():
+            raise CliError(f"{folder}/meta.json names the video {meta['video']!r}, which is not there")
+        return video
+    videos = sorted(p for p in folder.glob("*") if p.suffix.lower() in (".mp4", ".avi", ".mkv", ".webm"))
+    if len(videos) != 1:
+        raise CliError(f"{folder} is a folder with {len(videos)} videos and no meta.json naming one: give the video file")
+    return videos[0]
+
+
 def sample_meta(video: Path) -> dict[str, Any]:
     """The sample's meta.json (its game header and layout), if it has one."""
     import json
@@ -191,7 +206,7 @@ def run(args: argparse.Namespace) -> int:
     elif args.video is not None:
         if not args.video.exists():
             raise CliError(f"video file not found: {args.video}")
-        video = args.video
+        video = folder_video(args.video) if args.video.is_dir() else args.video
         source = VideoSource(path=video)
     elif args.demo:
         video = demo_video(args.game or "kemps")

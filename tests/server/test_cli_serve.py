@@ -74,3 +74,27 @@ def test_no_video_source_says_how_to_add_one(capsys, tmp_path: Path, monkeypatch
     assert main(["serve", "--port", "0", "--db", str(tmp_path / "game.sqlite"), "--no-voice"]) == 0
     out = capsys.readouterr().out
     assert "video: none" in out and "--camera N" in out and "--demo" in out
+
+
+def test_a_recording_folder_is_served_with_its_own_video_players_and_layout(capsys, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """`--video` takes a recording folder, as `referee watch` and `referee eval` do (it said
+    "is a folder, not a video file" from the frame thread, after the server had started)."""
+    import shutil
+
+    import uvicorn
+
+    from referee.cli.serve import folder_video
+
+    samples = Path(__file__).resolve().parents[2] / "datasets" / "samples"
+    sample = next(p for p in sorted(samples.iterdir()) if (p / "meta.json").is_file())
+    monkeypatch.setattr(uvicorn.Server, "run", lambda self, sockets=None: None)
+    assert main(["serve", "--video", str(sample), "--port", "0", "--db", str(tmp_path / "g.sqlite"), "--no-voice"]) == 0
+    assert f"video: {sample}/video.mp4" in capsys.readouterr().out
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(CliError, match="0 videos and no meta.json"):
+        folder_video(empty)
+    one = tmp_path / "one"
+    shutil.copytree(sample, one)
+    (one / "meta.json").unlink()
+    assert folder_video(one) == one / "video.mp4"
