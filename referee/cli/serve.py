@@ -196,6 +196,17 @@ def check_camera(index: int) -> None:
         raise CliError(f"{exc}; with no camera, try `referee serve --demo`") from None
 
 
+def check_video(path: Path) -> None:
+    """One clear line now for a video that cannot be played (corrupt, not a video), rather
+    than a traceback from the frame thread after the server has started."""
+    from vision.capture import CaptureError, open_source
+
+    try:
+        open_source(str(path)).close()
+    except CaptureError as exc:
+        raise CliError(str(exc)) from None
+
+
 def run(args: argparse.Namespace) -> int:
     from referee.server.settings import ServerSettings, VideoSource, new_join_code
 
@@ -207,6 +218,7 @@ def run(args: argparse.Namespace) -> int:
         if not args.video.exists():
             raise CliError(f"video file not found: {args.video}")
         video = folder_video(args.video) if args.video.is_dir() else args.video
+        check_video(video)
         source = VideoSource(path=video)
     elif args.demo:
         video = demo_video(args.game or "kemps")

@@ -28,6 +28,16 @@ def test_missing_video_is_one_clear_line(capsys, tmp_path: Path):
     assert "video file not found" in capsys.readouterr().err
 
 
+def test_a_corrupt_video_is_one_clear_line_before_the_server_starts(capsys, tmp_path: Path):
+    bad = tmp_path / "bad.mp4"
+    bad.write_bytes(bytes(range(256)) * 20)
+    db = tmp_path / "g.sqlite"
+    assert main(["serve", "--video", str(bad), "--port", "0", "--db", str(db)]) == 2
+    out = capsys.readouterr()
+    assert out.out == "" and out.err.count("\n") == 1 and str(bad) in out.err, out
+    assert not db.exists()
+
+
 def test_a_port_in_use_is_one_clear_line_before_anything_is_printed_or_opened(capsys, tmp_path: Path):
     import socket
 
