@@ -60,18 +60,20 @@ def test_six_players_in_three_teams() -> None:
     assert {"swap", "call", "reveal"} <= {e["type"] for e in tl.events}
 
 
-@pytest.mark.parametrize(("game", "seats", "copies"), [("kemps", 8, 2), ("kemps", 10, 2), ("kems", 12, 1)])
+@pytest.mark.parametrize(("game", "seats", "copies"), [("kemps", 8, 2), ("kemps", 10, 2), ("kems", 9, 1), ("kems", 12, 1)])
 def test_large_tables_deal_the_referees_deck(game: str, seats: int, copies: int) -> None:
     """From 8 players Kemps shuffles in a second deck (rules: two_decks_from); the simulated
     players deal from the same deck the referee checks, so the truth replays cleanly and,
-    with two decks, the same card can be out twice at once. Kem's keeps one deck up to 12."""
+    with two decks, the same card can be out twice at once. Kem's keeps one deck up to 12,
+    and nine play in three teams of three (the referee checks no partners sit side by side)."""
     from vision.evaluate.runner import Referee
     from vision.sim.players import make_brain
     from vision.sim.recording import default_header as header_for
 
     layout = load_layout(f"kemps-{seats}").scaled(SIZE)
     header = header_for(game, layout)
-    assert len(header["players"]) == seats and len(header["teams"]) == seats // 2
+    size = 3 if seats % 2 else 2  # nine players: three teams of three, spread around the table
+    assert len(header["players"]) == seats and [len(t) for t in header["teams"]] == [size] * (seats // size)
     brain = make_brain(header, __import__("random").Random(0), 5.0)
     assert Counter(brain.deck) == Counter({c: copies for c in set(brain.deck)}) and len(set(brain.deck)) == 52
     tl = direct(header, layout, 1.0, 2, stale_after_s=5.0)

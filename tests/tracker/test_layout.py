@@ -101,7 +101,7 @@ def test_outside_share_per_zone() -> None:
     assert replace(lay, market=gone).outside_share()["market"] == 1.0
 
 
-@pytest.mark.parametrize("seats", [2, 4, 6, 8, 10, 12])
+@pytest.mark.parametrize("seats", [2, 4, 6, 8, 9, 10, 12])
 def test_ring_layouts_keep_reveal_areas_apart_and_the_stock_files_match(seats: int) -> None:
     """From 10 seats neighbours' reveal areas used to overlap by a third, and a hand laid in
     the overlap was counted for the neighbour; the areas now give up width instead."""

@@ -18,15 +18,16 @@ STALE_AFTER_S = 5.0  # the tracker's default quiet time before a market is stale
 
 
 def default_header(game: str, layout: Layout | None = None) -> dict[str, Any]:
-    """Two Khmer players; or the layout's seats in facing pairs (Kemps, Kem's; default:
-    N, E, S, W as N+S against E+W)."""
+    """Two Khmer players; or the layout's seats in facing pairs, in threes when their number is
+    odd (Kemps, Kem's; default: N, E, S, W as N+S against E+W)."""
     if game == "khmer":
         return {"game": "khmer", "rules": {}, "players": ["S", "N"]}
     if layout is None or set(layout.seats) == {"N", "E", "S", "W"}:
         return {"game": game, "rules": {}, "players": ["N", "E", "S", "W"], "teams": [["N", "S"], ["E", "W"]]}
-    seats = list(layout.seats)  # clockwise around the table: partners sit facing
-    half = len(seats) // 2
-    return {"game": game, "rules": {}, "players": seats, "teams": [[seats[i], seats[i + half]] for i in range(half)]}
+    seats = list(layout.seats)  # clockwise around the table: partners spread evenly (facing, for pairs)
+    size = 3 if len(seats) % 2 else 2  # an odd table plays in threes (Kem's: 9 players)
+    k = len(seats) // size
+    return {"game": game, "rules": {}, "players": seats, "teams": [[seats[i + j * k] for j in range(size)] for i in range(k)]}
 
 
 def layout_for(game: str, players: int) -> str:

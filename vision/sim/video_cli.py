@@ -37,9 +37,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "(default: a held-out deck: a test-split deck family when available, else a procedural deck of a held-out seed)",
     )
     parser.add_argument(
-        "--players", type=int, choices=(4, 6, 8, 10, 12), default=4,
-        help="Kemps/Kem's players, in facing pairs, on the stock layout kemps-<players> (default: 4; Khmer: always 2). "
-        "The rules decide the deck: Kemps adds a second deck from 8 players and allows up to 10; Kem's keeps one deck up to 12",
+        "--players", type=int, choices=(4, 6, 8, 9, 10, 12), default=4,
+        help="Kemps/Kem's players on the stock layout kemps-<players>, in facing pairs, or in three teams of three "
+        "for 9 (default: 4; Khmer: always 2). The rules decide the deck: Kemps adds a second deck from 8 players "
+        "and allows up to 10; Kem's keeps one deck up to 12",
     )
     parser.add_argument(
         "--rules", default=None,
