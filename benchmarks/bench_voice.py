@@ -76,8 +76,16 @@ def _drop(listener: CallListener, c: _Candidate) -> float:
     return 99.0 if d is None else d  # unknown (end of stream) counts as a pause, as in the listener
 
 
+LISTEN_NAMES: list[str] = list(NAMES)  # the listener's players: the corpus's four, + --extra-names
+
+
+def _set_names(names: list[str]) -> None:  # in each worker process too
+    global LISTEN_NAMES
+    LISTEN_NAMES = list(names)
+
+
 def run_stream(pcm: np.ndarray, game: str, config: VoiceConfig) -> RunResult:
-    listener = CallListener(game, NAMES, config)
+    listener = CallListener(game, LISTEN_NAMES, config)
     cands: list[_Candidate] = []
     decoys: list[_Candidate] = []
     collect = listener._collect
@@ -210,7 +218,7 @@ def _map(fn, args: list, desc: str) -> list:
         return [fn(a) for a in tqdm(args, desc=desc)]
     from concurrent.futures import ProcessPoolExecutor
 
-    with ProcessPoolExecutor(JOBS) as ex:
+    with ProcessPoolExecutor(JOBS, initializer=_set_names, initargs=(LISTEN_NAMES,)) as ex:
         return list(tqdm(ex.map(fn, args), total=len(args), desc=desc))
 
 
@@ -503,7 +511,14 @@ def main() -> int:
                     help="comma-separated subset of the report conditions, e.g. 'clean,pink 20 dB,babble 20 dB'")
     ap.add_argument("--kinds", default=None,
                     help="only these stream kinds in the report, e.g. chatter-heldout2 (calls, chatter, chatter-heldout, chatter-heldout2)")
+    ap.add_argument("--extra-names", default="",
+                    help="comma-separated player names added to the listener's grammar beside the corpus's four "
+                         "(north, east, south, west, whom every Cut call names): a bigger table's grammar, "
+                         "e.g. anna,ben,carl,dana,emma,frank,grace,henry for 12 players")
     args = ap.parse_args()
+    _set_names(NAMES + [n.strip() for n in args.extra_names.split(",") if n.strip()])
+    if args.docs and len(LISTEN_NAMES) > len(NAMES):
+        ap.error("--docs writes the report of the four-name grammar; run --extra-names without it")
     test_voices = tuple(v for v in args.test_voices.split(",") if v)
     known = (*ta.VOICES, *ta.FESTIVAL_VOICES, *KOKORO_VOICES)
     unknown = [v for v in test_voices if v not in known]
@@ -535,6 +550,8 @@ def main() -> int:
                      tuple(args.conditions.split(",")) if args.conditions else None,
                      tuple(args.kinds.split(",")) if args.kinds else None)
     report = format_report(table, config, test_voices)
+    if len(LISTEN_NAMES) > len(NAMES):
+        report = f"listener's players: {', '.join(LISTEN_NAMES)} (the calls name the first four)\n" + report
     print(report)
     if args.docs:
         niceness = os.nice(0)  # say the niceness it really ran at (it moves the CPU figure)
