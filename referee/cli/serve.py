@@ -68,11 +68,10 @@ def parse_rules(value: str | None) -> dict[str, Any]:
 
 
 def parse_teams(value: str | None, players: list[str]) -> list[list[str]] | None:
-    if not value:
-        if len(players) >= 4 and len(players) % 2 == 0:  # partners facing: i and i + n/2
-            half = len(players) // 2
-            return [[players[i], players[i + half]] for i in range(half)]
-        return None
+    if not value:  # partners facing (i and i + n/2), or threes spread around an odd table
+        from referee.rules.engine import default_teams
+
+        return default_teams(players)
     teams = []
     for group in value.split(","):
         members = group.split("+") if "+" in group else list(group)
@@ -100,14 +99,16 @@ def build_header(args: argparse.Namespace, meta: dict[str, Any] | None = None) -
     header: dict[str, Any] = {"game": game, "rules": rules, "players": players}
     if game != "khmer":
         teams = (meta.get("teams") if same and not args.players and not args.teams else None) or parse_teams(args.teams, players)
-        if teams:
-            header["teams"] = teams
-        from referee.rules.config import load_rules
+        if not teams:
+            raise CliError(f"--players: {len(players)} players do not sit in teams of two or three evenly; "
+                           "give --teams, e.g. --teams A+C,B+D")
+        header["teams"] = teams
+    from referee.rules.engine import new_game
 
-        try:
-            load_rules(game, header["rules"])
-        except ValueError as exc:
-            raise CliError(str(exc)) from None
+    try:  # the referee's own checks (player count, team sizes, partners side by side), before serving
+        new_game(header)
+    except ValueError as exc:
+        raise CliError(str(exc).removeprefix("header: ")) from None
     return header
 
 

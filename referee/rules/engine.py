@@ -87,6 +87,18 @@ def _teams(header: dict[str, Any], players: tuple[str, ...], rules: Rules) -> tu
     return tuple(tuple(t) for t in teams)
 
 
+def default_teams(players: list[str] | tuple[str, ...]) -> list[list[str]] | None:
+    """Teams for players listed clockwise when nobody said: facing pairs (i with i + n/2) for an
+    even table, teams of three spread around it (i, i + n/3, i + 2n/3) for an odd one that
+    divides by three (Kem's: 9 players); None when neither fits (7 players)."""
+    n = len(players)
+    size = 2 if n % 2 == 0 else 3 if n % 3 == 0 else 0
+    if n < 4 or not size:
+        return None
+    k = n // size
+    return [[players[i + j * k] for j in range(size)] for i in range(k)]
+
+
 def _deck(rules: Rules, n_players: int) -> tuple[str, ...]:
     copies = rules.decks
     if copies == "auto":

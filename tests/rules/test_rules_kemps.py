@@ -186,6 +186,22 @@ def test_seating_check(players, teams, ok):
         new_game(dict(hdr, rules={"seating": "off"}))
 
 
+@pytest.mark.parametrize("n", [2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12])
+def test_default_teams_seat_partners_apart(n):
+    """Pairs facing at an even table, threes spread around one of 9; nothing for 7 (no even
+    split) or fewer than 4. Every team the referee accepts: nobody beside a partner."""
+    from referee.rules.engine import default_teams
+
+    players = [f"P{i + 1}" for i in range(n)]
+    teams = default_teams(players)
+    if n < 4 or (n % 2 and n % 3):
+        assert teams is None
+        return
+    size = 2 if n % 2 == 0 else 3
+    assert sorted(p for t in teams for p in t) == sorted(players) and {len(t) for t in teams} == {size}
+    new_game({"game": "kems", "players": players, "teams": teams})  # seating checked; Kem's allows 4-12
+
+
 @pytest.mark.parametrize("hdr,msg", [
     ({"game": "kemps", "players": ["N", "E", "S", "W"], "teams": [["N", "S"], ["E", "W"]], "rules": {"bogus": 1}}, "bogus"),
     ({"game": "kemps", "players": ["N", "E", "S", "W"], "teams": [["N", "S"], ["E"]]}, "exactly one team"),

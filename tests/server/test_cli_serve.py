@@ -61,6 +61,17 @@ def test_header_defaults_and_teams():
         parse_teams("NX", ["N", "E", "S", "W"])
 
 
+def test_a_table_the_rules_refuse_is_one_clear_error_before_serving():
+    """It was a traceback at the app's startup (no teams for an odd table, a table too big)."""
+    assert build_header(args(game="kems", players="A,B,C,D,E,F,G,H,I"))["teams"] == [["A", "D", "G"], ["B", "E", "H"], ["C", "F", "I"]]
+    with pytest.raises(CliError, match="7 players do not sit in teams of two or three evenly; give --teams"):
+        build_header(args(game="kems", players="A,B,C,D,E,F,G"))
+    with pytest.raises(CliError, match="kemps needs 4-10 players, got 12"):
+        build_header(args(players=",".join("ABCDEFGHIJKL")))
+    with pytest.raises(CliError, match="partners A and B sit side by side"):
+        build_header(args(players="A,B,C,D", teams="AB,CD"))
+
+
 def test_rules_by_variant_name_or_file(tmp_path: Path):
     assert parse_rules("cash") == {"variant": "cash"}
     f = tmp_path / "house.yaml"

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from referee.rules.engine import new_game
+from referee.rules.engine import default_teams, new_game
 from vision.evaluate.dataset import RECORDING_FORMAT
 from vision.sim.director import Timeline, cascade_for, direct
 from vision.sim.render import render_video
@@ -25,9 +25,7 @@ def default_header(game: str, layout: Layout | None = None) -> dict[str, Any]:
     if layout is None or set(layout.seats) == {"N", "E", "S", "W"}:
         return {"game": game, "rules": {}, "players": ["N", "E", "S", "W"], "teams": [["N", "S"], ["E", "W"]]}
     seats = list(layout.seats)  # clockwise around the table: partners spread evenly (facing, for pairs)
-    size = 3 if len(seats) % 2 else 2  # an odd table plays in threes (Kem's: 9 players)
-    k = len(seats) // size
-    return {"game": game, "rules": {}, "players": seats, "teams": [[seats[i + j * k] for j in range(size)] for i in range(k)]}
+    return {"game": game, "rules": {}, "players": seats, "teams": default_teams(seats)}
 
 
 def layout_for(game: str, players: int) -> str:
