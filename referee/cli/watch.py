@@ -40,14 +40,14 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from vision.capture import CaptureError, open_source
-    from vision.tracker.layout import LayoutError, load_layout
+    from vision.tracker.layout import LayoutError, load_layout, ring_layout
     from vision.tracker.pipeline import TablePipeline, TrackerConfig
 
     if (args.video is None) == (args.camera is None):
         raise CliError("give a VIDEO or --camera N (one of them)")
     header, layout_ref, video = _recording_info(args)
     try:
-        layout = load_layout(layout_ref)
+        layout = load_layout(layout_ref) if layout_ref else ring_layout(header["players"], khmer=header["game"] == "khmer")
     except LayoutError as exc:
         raise CliError(str(exc)) from None
     try:
@@ -94,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _recording_info(args: argparse.Namespace) -> tuple[dict[str, Any], str, Path | None]:
+def _recording_info(args: argparse.Namespace) -> tuple[dict[str, Any], str | None, Path | None]:
     """Header, layout reference and video path: from a recording folder when there is one."""
     header: dict[str, Any] | None = None
     layout_ref: str | None = args.layout
@@ -131,9 +131,12 @@ def _recording_info(args: argparse.Namespace) -> tuple[dict[str, Any], str, Path
         default = "S,N" if game == "khmer" else "N,E,S,W"
         players = [p.strip() for p in (args.players or default).split(",") if p.strip()]
         header = {"game": game, "players": players}
-    if layout_ref is None:
+    if layout_ref is None:  # the bundled layout for this table size; None: a ring layout (as serve)
+        from vision.tracker.layout import LAYOUT_DIR
+
         n = len(header["players"])
-        layout_ref = "khmer-2" if header["game"] == "khmer" else f"kemps-{n}"
+        name = "khmer-2" if header["game"] == "khmer" else f"kemps-{n}"
+        layout_ref = name if (LAYOUT_DIR / f"{name}.yaml").is_file() else None
     return dict(header), layout_ref, video
 
 

@@ -85,3 +85,17 @@ def test_a_notice_is_described_by_its_own_message() -> None:
 
     assert describe({"type": "camera_blurred", "message": "Focus the camera."}) == "camera_blurred: Focus the camera."
     assert describe({"type": "reshuffle"}) == "reshuffle"
+
+
+def test_watch_a_table_size_without_a_bundled_layout_gets_a_ring_layout() -> None:
+    """Seven players have no kemps-7.yaml: watch builds a ring layout, as serve does (it said
+    "unknown layout 'kemps-7'")."""
+    import argparse
+
+    from referee.cli.watch import _recording_info
+
+    ns = argparse.Namespace(video=None, camera=0, layout=None, game=None, players="A,B,C,D,E,F,G")
+    header, layout_ref, _ = _recording_info(ns)
+    assert header["players"] == list("ABCDEFG") and layout_ref is None
+    ns.players = "A,B,C,D,E,F"
+    assert _recording_info(ns)[1] == "kemps-6"
