@@ -123,11 +123,14 @@ class TrackerConfig:
     # players the corner seats lay their hands where the image is soft and the indices ~18 px
     # (~25-32 px at the near seats), and corner reveals failed; a fixed zoom helped there but lost
     # four-player reveals (sharp indices enlarged past the detector's trained size). Measured
-    # (benchmarks/reveal_index_px.py, datasets/MEASUREMENTS.md "Six players"): 26 px, chosen on
-    # val decks, took dev6p's reveals 2 -> 3 of 4 and changed nothing on 28 four-player val
-    # games; on the blind test-deck sets it changed nothing on 8 six-player games and lost one
-    # reveal of 9 on blind14 (an oxygen game). No gain where it counts: off. None: off.
-    reveal_index_px: float | None = None
+    # (benchmarks/reveal_index_px.py, datasets/MEASUREMENTS.md "Six players" and "Eight to twelve
+    # players"): 26 px, chosen on val decks: reveals dev6p 2 -> 3 of 4, dev8q (8-12 players)
+    # 4 -> 5 of 7, dev9p (9) 0 -> 1 of 3, and nothing changed on 28 four-player val games
+    # (dev16, dev12). Off until 2026-12-07 evening, when only six players had been measured;
+    # on since the larger tables, whose edge seats lay the smallest indices. Test-deck sets,
+    # checked once each: blind6p, blind8p, blind9p unchanged; blind14 one reveal of 9 lost, in
+    # an oxygen game (a deck the reader cannot read; its outcome stayed right). None: off.
+    reveal_index_px: float | None = 26.0
     # Khmer piles and discards show only their top card, and a game may hold two identical
     # cards (two decks give six 6s): a 6D discarded onto a 6D leaves the visible set as it
     # was. When the zone owner's arm (told by where it came from) leaves such a zone, the one
