@@ -372,3 +372,30 @@ def run_microphone_flow(browser, server) -> None:
         page.wait_for_timeout(200)
     assert calls and calls[0]["source"] == "voice" and calls[0]["audio_t"] > 0
     assert errors == []
+
+
+def test_a_nine_player_kems_table_plays_in_three_teams_of_three(browser, server_factory):
+    """Kem's rules allow nine players in teams of three: `--players` alone seats them (P1+P4+P7,
+    P2+P5+P8, P3+P6+P9), the dashboard offers every seat as a caller and scores the team."""
+    players = [f"P{i}" for i in range(1, 10)]
+    server = server_factory(["--game", "kems", "--players", ",".join(players)])
+    page = open_dashboard(browser, server, size=(1400, 900))
+    assert server.post("/api/events", {"type": "deal", "market": MARKET})[0] == 200
+    page.wait_for_selector("[data-call='kems']")
+    assert page.locator("#caller [data-seat]").count() == 9
+    for team in ("P1+P4+P7", "P2+P5+P8", "P3+P6+P9"):
+        page.wait_for_selector(f".team[data-team='{team}']")
+    page.click("#caller [data-seat='P1']")
+    page.click("[data-call='kems']")
+    page.wait_for_selector("#reveal:not([hidden])")
+    seats = server.get("/api/game")["awaiting"]["seats"]
+    assert set(seats) <= {"P4", "P7"} and seats, seats  # the caller's teammates show their hands
+    spare = iter(["2C", "3D", "5H", "5S", "6C", "7D", "8H", "10S"])  # none of the market's
+    hands = {s: (["9C", "9D", "9H", "9S"] if i == 0 else [next(spare) for _ in range(4)]) for i, s in enumerate(seats)}
+    status, body = server.post("/api/reveal/confirm", {"hands": hands})
+    assert status == 200, body
+    page.wait_for_selector(".team[data-team='P1+P4+P7'] .points:text('1')")
+    standings = {"+".join(s["team"]): s["points"] for s in server.get("/api/game")["standings"]}
+    assert standings == {"P1+P4+P7": 1, "P2+P5+P8": 0, "P3+P6+P9": 0}
+    shot(page, "kems-nine-players")
+    assert page.js_errors == []
