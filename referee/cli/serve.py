@@ -112,11 +112,14 @@ def build_header(args: argparse.Namespace, meta: dict[str, Any] | None = None) -
     return header
 
 
+VIDEO_SUFFIXES = (".mp4", ".avi", ".mkv", ".webm")
+
+
 def demo_video(game: str) -> Path:
     """datasets/samples/<game>/video.* (or the first <game>* sample folder with a video)."""
     folders = [SAMPLES / game] + sorted(p for p in SAMPLES.glob(f"{game}*") if p.name != game)
     for folder in folders:
-        videos = sorted(p for p in folder.glob("*") if p.suffix.lower() in (".mp4", ".avi", ".mkv", ".webm"))
+        videos = sorted(p for p in folder.glob("*") if p.suffix.lower() in VIDEO_SUFFIXES)
         if videos:
             return videos[0]
     raise CliError(f"no sample recording in {SAMPLES / game} (run `referee serve --video PATH` with your own)")
@@ -125,13 +128,13 @@ def demo_video(game: str) -> Path:
 def folder_video(folder: Path) -> Path:
     """A recording folder's video (datasets/README.md: meta.json names it), as `referee watch`
     and `referee eval` take a folder too."""
-    meta = sample_meta(folder / "video")  # the folder's meta.json, if any
+    meta = folder_meta(folder)
     if "video" in meta:
         video = folder / str(meta["video"])
         if not video.is_file():
             raise CliError(f"{folder}/meta.json names the video {meta['video']!r}, which is not there")
         return video
-    videos = sorted(p for p in folder.glob("*") if p.suffix.lower() in (".mp4", ".avi", ".mkv", ".webm"))
+    videos = sorted(p for p in folder.glob("*") if p.suffix.lower() in VIDEO_SUFFIXES)
     if len(videos) != 1:
         raise CliError(f"{folder} is a folder with {len(videos)} videos and no meta.json naming one: give the video file")
     return videos[0]
@@ -139,9 +142,14 @@ def folder_video(folder: Path) -> Path:
 
 def sample_meta(video: Path) -> dict[str, Any]:
     """The sample's meta.json (its game header and layout), if it has one."""
+    return folder_meta(video.parent)
+
+
+def folder_meta(folder: Path) -> dict[str, Any]:
+    """A recording folder's meta.json, or {} when it has none."""
     import json
 
-    meta = video.parent / "meta.json"
+    meta = folder / "meta.json"
     if not meta.exists():
         return {}
     try:
