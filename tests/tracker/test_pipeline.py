@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from tracker_scene import Driver, Scene, TruthReader
 
-from vision.tracker.layout import load_layout
+from vision.tracker.layout import load_layout, ring_layout
 from vision.tracker.pipeline import TablePipeline
 
 HEADER = {"game": "kemps", "players": ["N", "E", "S", "W"], "teams": [["N", "S"], ["E", "W"]]}
@@ -611,18 +611,30 @@ class _Wants(TruthReader):
         return super().read(image_bgr, roi, two_decks)
 
 
-@pytest.mark.parametrize("want", [None, 26.0])
-def test_reveal_areas_alone_ask_for_the_reveal_index_size(want: float | None) -> None:
+@pytest.mark.parametrize(("want", "min_seats", "asked"), [(None, 4, False), (26.0, 4, True), (26.0, 6, False)])
+def test_reveal_areas_alone_ask_for_the_reveal_index_size(want: float | None, min_seats: int, asked: bool) -> None:
     """`reveal_index_px`: reads of reveal areas alone ask the reader for that index size (it
-    enlarges a zone whose indices come out smaller); the market is read at the camera's own
-    size (a reader without the argument still works: it is passed only when set)."""
+    enlarges a zone whose indices come out smaller), at tables of `reveal_index_min_seats` seats
+    or more (the default 6: this four-seat table is not asked); the market is read at the
+    camera's own size (a reader without the argument still works where it is not asked)."""
     from vision.tracker.pipeline import TrackerConfig
 
     reader, reveals, market_reads = _reveal_after_market(
-        _Wants, TrackerConfig(reveal_index_px=want), M0, ["9C", "9D", "9H", "9S"], "wants"
+        _Wants, TrackerConfig(reveal_index_px=want, reveal_index_min_seats=min_seats), M0, ["9C", "9D", "9H", "9S"], "wants"
     )
     assert reveals == [{"E": ["9C", "9D", "9H", "9S"]}]
     assert set(reader.wants[:market_reads]) == {None}
     # after the request: reads of the reveal area alone ask; a read that also takes in the
     # market (its refresh) does not
-    assert set(reader.wants[market_reads:]) == ({None} if want is None else {None, want})
+    assert set(reader.wants[market_reads:]) == ({None, want} if asked else {None})
+
+
+def test_larger_tables_read_reveal_areas_enlarged_by_default() -> None:
+    from vision.tracker.pipeline import TrackerConfig
+
+    assert TrackerConfig().reveal_index_px == 26.0 and TrackerConfig().reveal_index_min_seats == 6
+    for n, enlarged in ((4, False), (6, True), (12, True)):
+        players = [f"P{i + 1}" for i in range(n)]
+        lay = ring_layout(players)
+        pipe = TablePipeline(lay, TruthReader(Scene(lay)), {"game": "kemps", "players": players}, 15.0)
+        assert pipe._reveal_enlarged is enlarged

@@ -126,11 +126,12 @@ class TrackerConfig:
     # (benchmarks/reveal_index_px.py, datasets/MEASUREMENTS.md "Six players" and "Eight to twelve
     # players"): 26 px, chosen on val decks: reveals dev6p 2 -> 3 of 4, dev8q (8-12 players)
     # 4 -> 5 of 7, dev9p (9) 0 -> 1 of 3, and nothing changed on 28 four-player val games
-    # (dev16, dev12). Off until 2026-12-07 evening, when only six players had been measured;
-    # on since the larger tables, whose edge seats lay the smallest indices. Test-deck sets,
-    # checked once each: blind6p, blind8p, blind9p unchanged; blind14 one reveal of 9 lost, in
-    # an oxygen game (a deck the reader cannot read; its outcome stayed right). None: off.
+    # (dev16, dev12). Test-deck sets: blind6p, blind8p, blind9p unchanged; at four players
+    # blind12 unchanged, blind14 one oxygen reveal lost and blind13 two results lost
+    # (neoclassical, lattmann). So it applies from `reveal_index_min_seats` seats: the larger
+    # tables, whose edge seats lay the smallest indices, gain; four seats do not. None: off.
     reveal_index_px: float | None = 26.0
+    reveal_index_min_seats: int = 6
     # Khmer piles and discards show only their top card, and a game may hold two identical
     # cards (two decks give six 6s): a 6D discarded onto a 6D leaves the visible set as it
     # was. When the zone owner's arm (told by where it came from) leaves such a zone, the one
@@ -197,6 +198,8 @@ class TablePipeline:
             cfg = replace(cfg, stale_after_s=float(stale))
         self.config = cfg
         self.layout = _seat_layout(layout, self.players, self.khmer)
+        # reveal areas read enlarged where their indices come out small, at larger tables only
+        self._reveal_enlarged = bool(cfg.reveal_index_px) and len(self.players) >= cfg.reveal_index_min_seats
         self.reader = reader
         self.fps = float(fps)
         self._settle = max(1, int(round(cfg.settle_s * self.fps)))
@@ -408,7 +411,7 @@ class TablePipeline:
         parts = []
         start = time.perf_counter()
         for roi in groups:
-            want = {"index_px": self.config.reveal_index_px} if reveal_only and self.config.reveal_index_px else {}
+            want = {"index_px": self.config.reveal_index_px} if reveal_only and self._reveal_enlarged else {}
             parts.append(self.reader.read(frame.image, roi=roi, two_decks=self.two_decks, cards=allowed, min_p=floor, **want))
             self.reads += 1
         cost = time.perf_counter() - start  # only used to pace live reads (max_reader_share)
