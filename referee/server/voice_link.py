@@ -68,6 +68,8 @@ class MicStream:
             return CallListener(game, list(self._names), config=config, rules=rules)
 
         self._listener = await asyncio.get_running_loop().run_in_executor(self._executor, build)
+        # what the grammar warns of (a name guessed from its spelling, a name like a table word)
+        self.live.on_notices([{"type": "voice_warning", "message": w} for w in self._listener.warnings])
         self.live.voice_status = "listening" + (f" ({self.speaker})" if self.speaker else "")
         self.live.push_state()
 

@@ -559,6 +559,7 @@ def build_grammar(
                     f"{dictionary[tok]!r} (set configs/voice.yaml pronunciations: {{{tok}: ...}})"
                 )
         name_tokens[name] = tokens
+        warnings += _sounds_like_table_talk(name, [dictionary[t] for t in tokens], cmu)
     if len({tuple(t) for t in name_tokens.values()}) < len(name_tokens):
         raise VoiceConfigError(f"two players have the same spoken name: {', '.join(names)}")
 
@@ -590,6 +591,34 @@ def build_grammar(
     if len(set(texts)) != len(texts):
         raise VoiceConfigError("two phrases sound the same (a player named like a call word?)")
     return Grammar(game, tuple(phrases), dictionary, tuple(warnings))
+
+
+# Everyday words of table talk. A player's name one sound from one of them gets "cut <name>"
+# heard in ordinary talk: measured with a twelve-name grammar (2026-12-07, docs/voice-measurements.md
+# "A twelve-player grammar"), "carl" in "cut the cards" made most of the new false Cut prompts.
+TABLE_WORDS = ("card", "cards", "deck", "decks", "deal", "hand", "hands", "pair", "pairs", "ace", "aces",
+               "king", "queen", "jack", "four", "fours", "swap", "table", "turn", "trick", "pile", "shuffle")
+
+
+def _sounds_like_table_talk(name: str, phones: list[str], cmu: dict[str, str]) -> list[str]:
+    """A warning for each word of `name` (its phones) within one sound of a table word."""
+    out = []
+    for ph in phones:
+        near = [w for w in TABLE_WORDS if w in cmu and _phone_distance(ph.split(), cmu[w].split()) <= 1]
+        if near:
+            out.append(f"player name {name!r} is one sound from {' / '.join(repr(w) for w in near)}: table talk "
+                       f"may be heard as 'cut {name}' and prompt a Cut; a nickname avoids it")
+    return out
+
+
+def _phone_distance(a: list[str], b: list[str]) -> int:
+    """Edit distance between two phone strings (substitutions, insertions, deletions)."""
+    row = list(range(len(b) + 1))
+    for i, pa in enumerate(a, 1):
+        prev, row[0] = row[0], i
+        for j, pb in enumerate(b, 1):
+            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (pa != pb))
+    return row[-1]
 
 
 def _decoy_phrases(game: str, dictionary: dict[str, str], cmu: dict[str, str], threshold: float) -> list[Phrase]:

@@ -168,3 +168,16 @@ def test_phrases_know_the_phones_of_each_word() -> None:
     by = g.by_text()
     assert by["stop kemps"].word_phones == (4, 5) and by["kemps_b"].word_phones == (4,)
     assert sum(by["cut east"].word_phones) == by["cut east"].n_phones
+
+
+def test_a_name_one_sound_from_a_table_word_is_warned_of() -> None:
+    """Measured: with "carl" among twelve names, "cut the cards" was heard as "cut carl" (most of
+    the new false Cut prompts); the usual names and the benchmark's seats are not warned of."""
+    from referee.voice.grammar import _phone_distance
+
+    cfg = load_config()
+    assert not build_grammar("kemps", ["north", "east", "south", "west"], cfg).warnings
+    assert not build_grammar("kemps", ["anna", "ben", "emma", "frank", "grace", "henry"], cfg).warnings
+    warned = build_grammar("kemps", ["north", "carl", "east", "jake"], cfg).warnings
+    assert len(warned) == 2 and "'carl' is one sound from 'card'" in warned[0] and "'jake'" in warned[1], warned
+    assert _phone_distance("K AA R L".split(), "K AA R D".split()) == 1 and _phone_distance([], ["K"]) == 1
