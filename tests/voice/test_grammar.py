@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from referee.voice.grammar import VoiceConfigError, build_grammar, load_config, resolve_game
+from referee.voice.grammar import VoiceConfigError, _phone_distance, build_grammar, load_config, resolve_game
 
 NAMES = ["north", "east", "south", "west"]
 
@@ -82,14 +82,14 @@ def test_decoys_are_real_words_one_phone_from_a_call_word_and_can_be_switched_of
     decoys = [p for p in g.phrases if p.is_decoy]
     assert {"camps", "temps", "count", "cutting", "gut"} <= {p.text for p in decoys}
     near = [p for p in decoys if len(p.text.split()) == 1]
-    assert sum(any(_phone_edits(g.dictionary[p.text].split(), c) == 1 for c in calls_of()) for p in near) > len(near) / 2
+    assert sum(any(_phone_distance(g.dictionary[p.text].split(), c) == 1 for c in calls_of()) for p in near) > len(near) / 2
     calls = [ph.split() for prons in WORDS.values() for ph in prons]
     for p in decoys:
         words = p.text.split()
         assert all(g.dictionary[w] == _cmudict()[w] for w in words)
         assert p.n_phones == sum(len(g.dictionary[w].split()) for w in words)
         if len(words) == 1:  # a word one phone away from a call word, or an everyday "cut"-like one two away
-            assert any(_phone_edits(g.dictionary[p.text].split(), c) <= 2 for c in calls), p.text
+            assert any(_phone_distance(g.dictionary[p.text].split(), c) <= 2 for c in calls), p.text
         else:  # an everyday phrase starting like a two-word call
             assert words[0] in ("stop", "cut"), p.text
     g = build_grammar("kemps", NAMES, load_config(overrides={"decoys": False}))
@@ -106,20 +106,10 @@ def calls_of() -> list[list[str]]:
     return [ph.split() for prons in WORDS.values() for ph in prons]
 
 
-def _phone_edits(a: list[str], b: list[str]) -> int:
-    """Levenshtein distance in phones."""
-    row = list(range(len(b) + 1))
-    for i, x in enumerate(a, 1):
-        prev, row[0] = row[0], i
-        for j, y in enumerate(b, 1):
-            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (x != y))
-    return row[-1]
-
-
 def test_phone_edit_distance() -> None:
-    assert _phone_edits("K AE M P S".split(), "K EH M P S".split()) == 1
-    assert _phone_edits("K AH T IH NG".split(), "K AH T".split()) == 2
-    assert _phone_edits("S T AA P".split(), "K AH T".split()) == 4
+    assert _phone_distance("K AE M P S".split(), "K EH M P S".split()) == 1
+    assert _phone_distance("K AH T IH NG".split(), "K AH T".split()) == 2
+    assert _phone_distance("S T AA P".split(), "K AH T".split()) == 4
 
 
 def test_verify_margin_keys_are_checked() -> None:
@@ -173,8 +163,6 @@ def test_phrases_know_the_phones_of_each_word() -> None:
 def test_a_name_one_sound_from_a_table_word_is_warned_of() -> None:
     """Measured: with "carl" among twelve names, "cut the cards" was heard as "cut carl" (most of
     the new false Cut prompts); the usual names and the benchmark's seats are not warned of."""
-    from referee.voice.grammar import _phone_distance
-
     cfg = load_config()
     assert not build_grammar("kemps", ["north", "east", "south", "west"], cfg).warnings
     assert not build_grammar("kemps", ["anna", "ben", "emma", "frank", "grace", "henry"], cfg).warnings
