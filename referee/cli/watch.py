@@ -132,11 +132,9 @@ def _recording_info(args: argparse.Namespace) -> tuple[dict[str, Any], str | Non
         players = [p.strip() for p in (args.players or default).split(",") if p.strip()]
         header = {"game": game, "players": players}
     if layout_ref is None:  # the bundled layout for this table size; None: a ring layout (as serve)
-        from vision.tracker.layout import LAYOUT_DIR
+        from vision.tracker.layout import stock_layout_name
 
-        n = len(header["players"])
-        name = "khmer-2" if header["game"] == "khmer" else f"kemps-{n}"
-        layout_ref = name if (LAYOUT_DIR / f"{name}.yaml").is_file() else None
+        layout_ref = stock_layout_name(len(header["players"]), khmer=header["game"] == "khmer")
     return dict(header), layout_ref, video
 
 

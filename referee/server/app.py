@@ -45,7 +45,7 @@ event-sourced session (SQLite): restart the server and the game is where it was.
 
 def default_layout(settings: ServerSettings) -> Any:
     """--layout, else the saved calibration, else the bundled layout for this table size."""
-    from vision.tracker.layout import load_layout, ring_layout
+    from vision.tracker.layout import load_layout, ring_layout, stock_layout_name
 
     if settings.layout_path is not None:
         return load_layout(settings.layout_path)
@@ -53,11 +53,8 @@ def default_layout(settings: ServerSettings) -> Any:
     if saved.exists():
         return load_layout(saved)
     players = settings.players or ["N", "E", "S", "W"]
-    name = f"khmer-{len(players)}" if settings.game == "khmer" else f"kemps-{len(players)}"
-    try:
-        return load_layout(name)
-    except ValueError:
-        return ring_layout(players, khmer=settings.game == "khmer")
+    name = stock_layout_name(len(players), khmer=settings.game == "khmer")
+    return load_layout(name) if name else ring_layout(players, khmer=settings.game == "khmer")
 
 
 def live_pipeline(settings: ServerSettings, layout: Any, fps: float) -> PipelineLike | None:

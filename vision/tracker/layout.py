@@ -273,6 +273,13 @@ def _polygon(v: Any, where: str, source: str) -> Polygon:
 
 
 # ---- generated layouts -----------------------------------------------------------------
+def stock_layout_name(players: int, khmer: bool = False) -> str | None:
+    """The bundled layout for a table of this many seats (configs/layouts: kemps-N, khmer-2),
+    or None when there is none (callers then build a `ring_layout`)."""
+    name = f"khmer-{players}" if khmer else f"kemps-{players}"
+    return name if (LAYOUT_DIR / f"{name}.yaml").is_file() else None
+
+
 def ring_layout(players: list[str], size: tuple[int, int] = (1280, 720), khmer: bool = False) -> Layout:
     """A default layout: market in the centre, seats evenly around the table edge.
 
@@ -377,12 +384,12 @@ class ZoneMasks:
         self.labels = np.zeros((h, w), np.uint8)
         sw, sh = max(1, w // scale), max(1, h // scale)
         self.small = np.zeros((sh, sw), np.uint8)
-        for i, poly in enumerate(polys):
-            pts = np.round(np.array(poly, np.float32)).astype(np.int32)
+        self._polys: dict[str, np.ndarray] = {}  # zone -> its polygon in px (int), for `zone_of(prefer=…)`
+        for i, (name, poly) in enumerate(zip(self.names, polys)):
+            pts = self._polys[name] = np.round(np.array(poly, np.float32)).astype(np.int32)
             cv2.fillPoly(self.labels, [pts], i + 1)
             cv2.fillPoly(self.small, [np.round(np.array(poly, np.float32) / scale).astype(np.int32)], i + 1)
         self.small_counts = np.maximum(np.bincount(self.small.ravel(), minlength=len(polys) + 1), 1)
-        self._polys = {name: np.round(np.array(poly, np.float32)).astype(np.int32) for name, poly in zip(self.names, polys)}
         self.boxes: dict[str, tuple[int, int, int, int]] = {}
         for name, poly in zip(self.names, polys):
             a = np.array(poly)
@@ -406,6 +413,8 @@ class ZoneMasks:
         xs = np.clip(pts[:, 0].astype(np.int64), 0, self.size[0] - 1)
         ys = np.clip(pts[:, 1].astype(np.int64), 0, self.size[1] - 1)
         out = [self.names[i - 1] if i else None for i in self.labels[ys, xs]]
+        if not prefer:  # the usual read (the market's, every moving frame): the label image alone
+            return out
         for k, (x, y) in enumerate(zip(xs, ys)):
             if out[k] is None or out[k] in prefer:  # outside every zone, or already preferred
                 continue

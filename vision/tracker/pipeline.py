@@ -410,8 +410,8 @@ class TablePipeline:
             allowed = self._hand_cards() or allowed
         parts = []
         start = time.perf_counter()
+        want = {"index_px": self.config.reveal_index_px} if reveal_only and self._reveal_enlarged else {}
         for roi in groups:
-            want = {"index_px": self.config.reveal_index_px} if reveal_only and self._reveal_enlarged else {}
             parts.append(self.reader.read(frame.image, roi=roi, two_decks=self.two_decks, cards=allowed, min_p=floor, **want))
             self.reads += 1
         cost = time.perf_counter() - start  # only used to pace live reads (max_reader_share)
