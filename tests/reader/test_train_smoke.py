@@ -183,3 +183,29 @@ def test_body_data_stage_renders_patches_only(tmp_path: Path) -> None:
 
     assert len(load_patches(out / "body" / "train.npz")["rank"]) == report["body_data"]["patches"]["train"]
     assert not (out / "body_last.pt").exists() and not (tmp_path / "model").exists()
+
+
+def test_a_final_fit_draws_training_scenes_from_the_val_families_too(monkeypatch) -> None:  # noqa: ANN001
+    import pytest
+
+    from vision.train import pipeline
+    from vision.train.config import DataConfig
+    from vision.train.dataset import DeckSpec
+
+    pools = {"train": [DeckSpec("a", "fam-a")], "val": [DeckSpec("v", "fam-v")], "test": [DeckSpec("t", "fam-t")]}
+    monkeypatch.setattr(pipeline, "real_deck_pools", lambda: {k: list(v) for k, v in pools.items()})
+    _, real = pipeline.deck_pools(DataConfig(procedural={}))
+    assert [d.name for d in real["train"]] == ["a"]  # by default the held-out families stay out
+    _, real = pipeline.deck_pools(DataConfig(procedural={}, train_real_splits=("train", "val")))
+    assert [d.name for d in real["train"]] == ["a", "v"]
+    assert [d.name for d in real["test"]] == ["t"]
+    for bad in (("train", "test"), ("val",)):  # never the test families; never without the training ones
+        with pytest.raises(ValueError, match="train_real_splits"):
+            DataConfig(train_real_splits=bad)
+
+
+def test_a_config_training_on_test_families_is_one_clear_error(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("data: {train_real_splits: [train, test]}\n")
+    r = subprocess.run([sys.executable, "-m", "referee", "train", "--config", str(bad)], capture_output=True, text=True, cwd=REPO)
+    assert r.returncode == 2 and "train_real_splits" in r.stderr and r.stderr.count("\n") == 1

@@ -29,8 +29,19 @@ class DataConfig:
     procedural_variety: int = 1
     real_decks: bool = True  # add the art cache's decks, split by family (vision.synth.splits)
     real_weight: float = 0.5  # share of chunks drawn from real decks when both exist
+    # Which splits' real deck families the training scenes draw from. ("train",): the
+    # held-out families stay unseen (every round that chose a setting). ("train", "val"): a
+    # final fit after the choices are made, with the validation designs too (more real
+    # designs for decks nobody has; the val families then no longer measure it). "test" is
+    # refused: the test families are the one measure no training may see.
+    train_real_splits: tuple[str, ...] = ("train",)
     detector_tiles: bool = True  # false: classifier crops only (a classifier-only data round)
     sample: SampleConfig = field(default_factory=SampleConfig)
+
+    def __post_init__(self) -> None:
+        bad = [s for s in self.train_real_splits if s not in ("train", "val")]
+        if bad or "train" not in self.train_real_splits:
+            raise ValueError(f"data.train_real_splits must be [train] or [train, val], not {list(self.train_real_splits)}")
 
 
 @dataclass(frozen=True, slots=True)

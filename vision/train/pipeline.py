@@ -39,6 +39,8 @@ def deck_pools(cfg: DataConfig) -> tuple[dict[str, list[DeckSpec]], dict[str, li
     real: dict[str, list[DeckSpec]] = {}
     if cfg.real_decks:
         real = real_deck_pools()
+        # a final fit: the training scenes draw from the validation families too
+        real["train"] = [d for split in cfg.train_real_splits for d in real.get(split, [])]
     return proc, real
 
 
