@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/bench_reader.py [--model models] [--frames 30] [--cascades 40]
         [--photos 60] [--closeups 60] [--speed-frames 40] [--map-data runs/reader/det/data.yaml] [--out FILE]
+        [--split all|val|test]
 
 Accuracy: synthetic 1280×720 tables rendered from decks the model never trained on (the
 val and test families of vision.synth.splits, plus held-out procedural seeds), scored per
@@ -319,6 +320,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--min-index-p", type=float, help="override reader.json min_index_p")
     ap.add_argument("--precision", choices=PRECISIONS, default="auto",
                     help="detector precision (CardReader.load): auto = the float detector, bf16 where the CPU computes it natively, else f32")
+    ap.add_argument("--split", choices=("all", "val", "test"), default="all",
+                    help="held-out families read (default all; test: the one measure of a reader trained on the val families too)")
     ap.add_argument("--skip-speed", action="store_true", help="accuracy only")
     ap.add_argument("--skip-accuracy", action="store_true", help="speed only (run it on a quiet machine)")
     ap.add_argument("--out", help="JSON report path (default: benchmarks/results/reader.json, or reader_speed.json "
@@ -337,11 +340,11 @@ def main(argv: list[str] | None = None) -> int:
         reader.meta.detector_conf = reader.detector.conf = args.det_conf
     if args.min_index_p is not None:
         reader.meta.min_index_p = args.min_index_p
-    decks = held_out_decks(args.procedural_decks)
+    decks = {k: v for k, v in held_out_decks(args.procedural_decks).items() if args.split == "all" or k.endswith(f"({args.split})")}
     report: dict = {"model": str(model_dir), "index_px_range": list(reader.meta.index_px_range),
                     "detector_conf": reader.meta.detector_conf, "min_index_p": reader.meta.min_index_p,
                     "detector_file": reader.detector_file, "cpu_float_precision": cpu_float_precision(),
-                    "families": {k: [d.name for d in v] for k, v in decks.items()}}  # fmt: skip
+                    "split": args.split, "families": {k: [d.name for d in v] for k, v in decks.items()}}  # fmt: skip
     if not args.skip_accuracy:
         report["accuracy"] = accuracy(reader, decks, args.frames, args.cascades, args.seed, args.photos, args.closeups)
     rng = np.random.default_rng(args.seed + 1)
