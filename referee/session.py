@@ -220,7 +220,7 @@ def read_jsonl(path: str | Path) -> tuple[dict[str, Any], list[tuple[int, dict[s
     """Header and (line number, event dict) pairs of a JSONL log; ``ValueError`` on bad JSON."""
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
+        text = p.read_text(encoding="utf-8-sig")  # a BOM (saved by a Windows editor) is not part of the header
     except OSError as exc:
         raise ValueError(f"cannot read {p}: {exc.strerror or exc}") from None
     except UnicodeDecodeError:

@@ -153,7 +153,7 @@ def folder_meta(folder: Path) -> dict[str, Any]:
     if not meta.exists():
         return {}
     try:
-        data = json.loads(meta.read_text())
+        data = json.loads(meta.read_text(encoding="utf-8-sig"))
     except ValueError as exc:
         raise CliError(f"{meta}: not valid JSON ({exc})") from None
     return data if isinstance(data, dict) else {}

@@ -106,7 +106,7 @@ def _recording_info(args: argparse.Namespace) -> tuple[dict[str, Any], str | Non
         meta: dict[str, Any] = {}
         if meta_path.is_file():
             try:
-                meta = json.loads(meta_path.read_text())
+                meta = json.loads(meta_path.read_text(encoding="utf-8-sig"))
             except json.JSONDecodeError as exc:
                 raise CliError(f"{meta_path}: not valid JSON ({exc.msg})") from None
         if video.is_dir():
@@ -116,7 +116,7 @@ def _recording_info(args: argparse.Namespace) -> tuple[dict[str, Any], str | Non
         truth = folder / "truth.jsonl"
         if truth.is_file() and args.game is None and args.players is None:
             try:
-                header = json.loads(truth.read_text().splitlines()[0])
+                header = json.loads(truth.read_text(encoding="utf-8-sig").splitlines()[0])
             except (json.JSONDecodeError, IndexError):
                 raise CliError(f"{truth}: first line is not a JSON header") from None
         if header is not None and isinstance(meta.get("stale_after_s"), int | float):

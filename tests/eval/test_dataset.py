@@ -101,6 +101,16 @@ def test_missing_meta_key(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     assert "meta.json: missing key(s) fps" in err
 
 
+def test_files_saved_by_a_windows_editor_load(tmp_path: Path) -> None:
+    """Truth and meta hand-corrected in Notepad (a byte-order mark, CRLF) load as before."""
+    root = make_recording(tmp_path / "r1")
+    for name in ("truth.jsonl", "meta.json"):
+        path = root / name
+        path.write_bytes(b"\xef\xbb\xbf" + path.read_text().replace("\n", "\r\n").encode())
+    rec = load_recording(root)
+    assert rec.game == "kemps" and rec.fps == 10
+
+
 def test_game_mismatch(tmp_path: Path) -> None:
     root = make_recording(tmp_path / "r1")
     meta = json.loads((root / "meta.json").read_text())

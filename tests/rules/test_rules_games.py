@@ -114,6 +114,17 @@ def test_cli_bad_files_exit_2(tmp_path, capsys, content, msg):
     assert msg in capsys.readouterr().err
 
 
+def test_cli_reads_a_log_saved_by_a_windows_editor(tmp_path, capsys):
+    """A byte-order mark and CRLF line ends (Notepad's UTF-8) read as the same log."""
+    text = (REPO / "datasets/games/kemps-full.jsonl").read_text()
+    log = tmp_path / "notepad.jsonl"
+    log.write_bytes(b"\xef\xbb\xbf" + text.replace("\n", "\r\n").encode())
+    assert main(["replay", str(log), "--json"]) == 0
+    windows = json.loads(capsys.readouterr().out)
+    assert main(["replay", str(REPO / "datasets/games/kemps-full.jsonl"), "--json"]) == 0
+    assert windows == json.loads(capsys.readouterr().out)
+
+
 def test_cli_binary_file_is_named_in_one_clear_error(tmp_path, capsys):
     log = tmp_path / "video.mp4"
     log.write_bytes(b"\x00\x96\xff\xfe not text")

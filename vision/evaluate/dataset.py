@@ -66,7 +66,7 @@ class Recording:
 
 def _read_json(path: Path) -> Any:
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        return json.loads(path.read_text(encoding="utf-8-sig"))
     except FileNotFoundError:
         raise DatasetError(f"{path}: missing") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
@@ -76,7 +76,7 @@ def _read_json(path: Path) -> Any:
 def _read_jsonl(path: Path) -> list[tuple[int, Any]]:
     """(line number, value) for each non-blank line."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")  # tolerate a BOM (a Windows editor)
     except FileNotFoundError:
         raise DatasetError(f"{path}: missing") from None
     except UnicodeDecodeError as exc:
