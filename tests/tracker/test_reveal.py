@@ -91,3 +91,63 @@ def test_a_real_pair_is_kept_and_an_ambiguous_excess_is_not_trimmed() -> None:
     r = RevealReader(RevealConfig(trim_twins=True))
     r.request(["S"], 0.0, expected=4)  # 5 read, 2 doubled: which copy is the extra one?
     assert _settle(r, ["2H", "2H", "6D", "6D", "4S"]) == []
+
+
+def _flicker(r: RevealReader, reads: list[list[str]], t0: float = 1.0) -> list[dict]:
+    events = []
+    for i, cards in enumerate(reads):
+        events += r.offer("S", cards, [0.9] * len(cards), t0 + i / 15)
+    return events
+
+
+# The dev6p kemps-9202 pattern: the whole hand read on most reads, one card missed now and then.
+FLICKER = [HAND, HAND, HAND[:3], HAND, HAND, HAND]
+
+
+def test_a_card_missed_for_a_read_holds_the_streak_instead_of_restarting_it() -> None:
+    # window 1: each read votes alone, so the short read is seen as short
+    r = RevealReader(RevealConfig(fill_min_reads=None, hold_short=True, window=1))
+    r.request(["S"], 0.0, expected=4)
+    ev = _flicker(r, FLICKER)
+    assert len(ev) == 1 and sorted(ev[0]["hands"]["S"]) == sorted(HAND)
+    assert ev[0]["t"] == round(1.0 + 4 / 15, 3)  # the fourth full read: the short one neither counts nor resets
+
+
+def test_without_hold_short_the_missed_card_restarts_the_streak() -> None:
+    r = RevealReader(RevealConfig(fill_min_reads=None, hold_short=False, window=1))
+    r.request(["S"], 0.0, expected=4)
+    assert _flicker(r, FLICKER) == []  # 2 reads, a short one, then 3: never 4 in a row
+
+
+def test_a_short_hand_with_another_card_restarts_the_streak() -> None:
+    # the short read holds a card the candidate lacks: evidence against it, so the streak restarts
+    r = RevealReader(RevealConfig(fill_min_reads=None, hold_short=True, window=1))
+    r.request(["S"], 0.0, expected=4)
+    assert _flicker(r, [HAND, HAND, HAND, ["10S", "4S", "9H"], HAND, HAND]) == []
+
+
+def test_hold_short_needs_the_hand_size() -> None:
+    # without a known size a shorter hand may be the whole hand: it restarts as before
+    r = RevealReader(RevealConfig(fill_min_reads=None, hold_short=True, window=1))
+    r.request(["S"], 0.0)
+    ev = _flicker(r, [HAND, HAND, HAND[:3], HAND[:3], HAND[:3], HAND[:3]])
+    assert len(ev) == 1 and sorted(ev[0]["hands"]["S"]) == sorted(HAND[:3])
+
+
+def _covered_midway(keep: bool, after: list[str]) -> list[dict]:
+    """Two full reads, an arm over the area (`new_episode`), then reads of `after`."""
+    r = RevealReader(RevealConfig(fill_min_reads=None, keep_candidate_over_cover=keep))
+    r.request(["S"], 0.0, expected=4)
+    events = _flicker(r, [HAND, HAND])
+    r.new_episode("S")
+    return events + _flicker(r, [after, after], t0=2.0)
+
+
+def test_the_hand_read_before_an_arm_crossed_the_area_keeps_its_streak_after_it() -> None:
+    ev = _covered_midway(True, HAND)
+    assert len(ev) == 1 and sorted(ev[0]["hands"]["S"]) == sorted(HAND)
+    assert _covered_midway(False, HAND) == []  # before: the cover restarted the count
+
+
+def test_another_hand_after_the_cover_restarts_the_streak() -> None:
+    assert _covered_midway(True, ["10S", "4S", "10C", "9H"]) == []

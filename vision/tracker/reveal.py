@@ -39,6 +39,20 @@ class RevealConfig:
     # decks, 2 Dec: no reveal, no close result). A real pair (two 6D of the two decks) is
     # kept unless the copies are the whole excess. False: off.
     trim_twins: bool = True
+    # When the hand's size is known and a read's voted hand falls short of it with no card
+    # the seat's candidate hand (`last`) lacks, the streak holds (neither grows nor restarts):
+    # a laid card missed for a read or two is not evidence against it. Why: the dev6p
+    # kemps-9202 reveal was read right 5 times in 6 (its 7S missed once) and never settled
+    # before an arm covered the area; later reads in other light lost two cards. False: a
+    # short hand restarts the streak (before 2026-12-07, stop 52).
+    hold_short: bool = True
+    # When an arm crosses a seat's area, its votes start afresh (`new_episode`: cards may have
+    # been laid or taken); with this on, the full-size hand it was converging on (`last`) and
+    # its streak survive, so reads after the cover that agree with it go on counting, while any
+    # other hand restarts as before. Why: in dev6p kemps-9202 an arm passed over the corner of
+    # the area twice while the hand was read right (streaks of 2, then 2), and after the covers
+    # the light changed and two cards were never read again. False: a cover restarts the streak.
+    keep_candidate_over_cover: bool = True
 
 
 @dataclass
@@ -86,7 +100,9 @@ class RevealReader:
         st = self.seats.get(seat)
         if st is not None and st.hand is None:
             st.reads.clear()
-            st.last, st.streak, st.conf = None, 0, {}
+            if not self.config.keep_candidate_over_cover:
+                st.last, st.streak = None, 0
+            st.conf = {}
             st.seen = Counter()
 
     def wants_read(self, seat: str) -> bool:
@@ -118,6 +134,8 @@ class RevealReader:
         if size is not None and len(voted) > size and cfg.trim_twins:
             voted = _trimmed(voted, size)
         if not voted or (size is not None and len(voted) != size):
+            if cfg.hold_short and size is not None and _short_of(voted, st.last, size):
+                return []
             st.last, st.streak = None, 0
             return []
         if voted == st.last:
@@ -200,6 +218,11 @@ def _filled(voted: tuple[str, ...], seen: Counter[str], size: int, min_reads: in
     if len(others) < need or (len(others) > need and others[need - 1][0] == others[need][0]):
         return voted
     return tuple(sorted(voted + tuple(c for _, c in others[:need])))
+
+
+def _short_of(voted: tuple[str, ...], last: tuple[str, ...] | None, size: int) -> bool:
+    """`voted` is a non-empty part of the full-size candidate `last` (see `hold_short`)."""
+    return bool(voted) and last is not None and len(last) == size and len(voted) < size and not Counter(voted) - Counter(last)
 
 
 def _trimmed(voted: tuple[str, ...], size: int) -> tuple[str, ...]:
