@@ -36,10 +36,30 @@ def with_option(config: Any, path: str, value: Any) -> Any:
     return dataclasses.replace(config, **{head: inner})
 
 
-def main(argv: list[str] | None = None) -> int:
+def compare(sets: list[Path], labels: list[str], configs: list[Any], workers: int = 2, model: str | None = None) -> None:
+    """Score every set with each tracker config (the first is the reference) and print the
+    pooled figures, then the recordings whose reveal, result or event F1 changed."""
     from vision.evaluate.dataset import discover
     from vision.evaluate.report import summarize
     from vision.evaluate.runner import RunOptions, run_all
+
+    for root in sets:
+        roots = discover(root)
+        per: dict[str, dict] = {}
+        for label, cfg in zip(labels, configs):
+            recs = run_all(roots, RunOptions(model_dir=model, tolerance_s=1.0, progress=False, tracker=cfg), workers)
+            s = summarize(recs, 1.0)
+            print(f"{root} [{label}]: market {s['market_accuracy']:.4f}  event F1 {s['event_f1']:.4f}  "
+                  f"reveals {s['reveal_accuracy']}  outcomes {s['outcome_accuracy']}", flush=True)
+            per[label] = {r["name"]: (r["reveals"]["accuracy"], r["outcomes"]["accuracy"], round(r["events"]["f1"], 3)) for r in recs}
+        base = per[labels[0]]
+        for label, rows in per.items():
+            for name, v in rows.items():
+                if v != base[name]:
+                    print(f"  {name}: {labels[0]} {base[name]} -> {label} {v}  (reveal acc, outcome acc, event F1)")
+
+
+def main(argv: list[str] | None = None) -> int:
     from vision.tracker.pipeline import TrackerConfig
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -65,20 +85,7 @@ def main(argv: list[str] | None = None) -> int:
             cfg = with_option(cfg, key, yaml.safe_load(raw))
         values.append(spec or "defaults")
         configs.append(cfg)
-    for root in args.sets:
-        roots = discover(root)
-        per: dict[str, dict] = {}
-        for value, cfg in zip(values, configs):
-            recs = run_all(roots, RunOptions(model_dir=args.model, tolerance_s=1.0, progress=False, tracker=cfg), args.workers)
-            s = summarize(recs, 1.0)
-            print(f"{root} [{value}]: market {s['market_accuracy']:.4f}  event F1 {s['event_f1']:.4f}  "
-                  f"reveals {s['reveal_accuracy']}  outcomes {s['outcome_accuracy']}", flush=True)
-            per[str(value)] = {r["name"]: (r["reveals"]["accuracy"], r["outcomes"]["accuracy"], round(r["events"]["f1"], 3)) for r in recs}
-        base = per[str(values[0])]
-        for value, rows in per.items():
-            for name, v in rows.items():
-                if v != base[name]:
-                    print(f"  {name}: {values[0]} {base[name]} -> {value} {v}  (reveal acc, outcome acc, event F1)")
+    compare(args.sets, values, configs, args.workers, args.model)
     return 0
 
 
