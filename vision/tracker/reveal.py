@@ -3,8 +3,10 @@
 The referee asks (`request`) after a call; every read of a seat's reveal area is offered
 (`offer`). Each card's presence is voted over the last `window` reads since the area last
 settled (a card missed now and then still counts); a seat is settled once the voted hand
-is the same, non-empty (and of the seat's `expected` size when known) for `consistent` reads in a row. When every seat is settled the reveal event is
-emitted with per-card confidence. Past `timeout_s` a `reveal_timeout` notice names the
+is the same, non-empty (and of the seat's `expected` size when known) for `consistent` reads
+in a row; with a known size, a read short of it that contradicts nothing, or an arm crossing
+the area, pauses that count instead of restarting it (`hold_short`, `keep_candidate_over_cover`).
+When every seat is settled the reveal event is emitted with per-card confidence. Past `timeout_s` a `reveal_timeout` notice names the
 seats still unread with a prompt; reading goes on, and `correct` (a person typing the
 cards) settles a seat at any time.
 """
@@ -44,7 +46,9 @@ class RevealConfig:
     # a laid card missed for a read or two is not evidence against it. Why: the dev6p
     # kemps-9202 reveal was read right 5 times in 6 (its 7S missed once) and never settled
     # before an arm covered the area; later reads in other light lost two cards. False: a
-    # short hand restarts the streak (before 2026-12-07, stop 52).
+    # short hand restarts the streak (before 2026-12-07, stop 52). Measured as a pair with
+    # `keep_candidate_over_cover` (datasets/MEASUREMENTS.md "A reveal's count survives a
+    # missed card and a passing arm"): either alone changed nothing on the val sets.
     hold_short: bool = True
     # When an arm crosses a seat's area, its votes start afresh (`new_episode`: cards may have
     # been laid or taken); with this on, the full-size hand it was converging on (`last`) and
