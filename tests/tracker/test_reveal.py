@@ -106,7 +106,7 @@ FLICKER = [HAND, HAND, HAND[:3], HAND, HAND, HAND]
 
 def test_a_card_missed_for_a_read_holds_the_streak_instead_of_restarting_it() -> None:
     # window 1: each read votes alone, so the short read is seen as short
-    r = RevealReader(RevealConfig(fill_min_reads=None, hold_short=True, window=1))
+    r = RevealReader(RevealConfig(consistent=4, fill_min_reads=None, hold_short=True, window=1))
     r.request(["S"], 0.0, expected=4)
     ev = _flicker(r, FLICKER)
     assert len(ev) == 1 and sorted(ev[0]["hands"]["S"]) == sorted(HAND)
@@ -114,21 +114,21 @@ def test_a_card_missed_for_a_read_holds_the_streak_instead_of_restarting_it() ->
 
 
 def test_without_hold_short_the_missed_card_restarts_the_streak() -> None:
-    r = RevealReader(RevealConfig(fill_min_reads=None, hold_short=False, window=1))
+    r = RevealReader(RevealConfig(consistent=4, fill_min_reads=None, hold_short=False, window=1))
     r.request(["S"], 0.0, expected=4)
     assert _flicker(r, FLICKER) == []  # 2 reads, a short one, then 3: never 4 in a row
 
 
 def test_a_short_hand_with_another_card_restarts_the_streak() -> None:
     # the short read holds a card the candidate lacks: evidence against it, so the streak restarts
-    r = RevealReader(RevealConfig(fill_min_reads=None, hold_short=True, window=1))
+    r = RevealReader(RevealConfig(consistent=4, fill_min_reads=None, hold_short=True, window=1))
     r.request(["S"], 0.0, expected=4)
     assert _flicker(r, [HAND, HAND, HAND, ["10S", "4S", "9H"], HAND, HAND]) == []
 
 
 def test_hold_short_needs_the_hand_size() -> None:
     # without a known size a shorter hand may be the whole hand: it restarts as before
-    r = RevealReader(RevealConfig(fill_min_reads=None, hold_short=True, window=1))
+    r = RevealReader(RevealConfig(consistent=4, fill_min_reads=None, hold_short=True, window=1))
     r.request(["S"], 0.0)
     ev = _flicker(r, [HAND, HAND, HAND[:3], HAND[:3], HAND[:3], HAND[:3]])
     assert len(ev) == 1 and sorted(ev[0]["hands"]["S"]) == sorted(HAND[:3])
@@ -136,7 +136,7 @@ def test_hold_short_needs_the_hand_size() -> None:
 
 def _covered_midway(keep: bool, after: list[str]) -> list[dict]:
     """Two full reads, an arm over the area (`new_episode`), then reads of `after`."""
-    r = RevealReader(RevealConfig(fill_min_reads=None, keep_candidate_over_cover=keep))
+    r = RevealReader(RevealConfig(consistent=4, fill_min_reads=None, keep_candidate_over_cover=keep))
     r.request(["S"], 0.0, expected=4)
     events = _flicker(r, [HAND, HAND])
     r.new_episode("S")
@@ -151,3 +151,10 @@ def test_the_hand_read_before_an_arm_crossed_the_area_keeps_its_streak_after_it(
 
 def test_another_hand_after_the_cover_restarts_the_streak() -> None:
     assert _covered_midway(True, ["10S", "4S", "10C", "9H"]) == []
+
+
+def test_three_agreeing_reads_settle_a_hand_by_default() -> None:
+    r = RevealReader()
+    r.request(["S"], 0.0, expected=4)
+    ev = _flicker(r, [HAND, HAND, HAND])
+    assert len(ev) == 1 and ev[0]["t"] == round(1.0 + 2 / 15, 3)

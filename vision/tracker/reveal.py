@@ -23,7 +23,12 @@ Event = dict[str, Any]
 
 @dataclass(frozen=True)
 class RevealConfig:
-    consistent: int = 4  # reads in a row giving the same voted hand
+    # Reads in a row giving the same voted hand. 3 since stop 52 (4 before, never measured):
+    # with `hold_short` and `keep_candidate_over_cover` a flickering card no longer restarts
+    # the count, and two right hands of the val sets that settled 1.02 and 1.06 s after the
+    # truth came within the 1 s tolerance (dev8q reveals 5 -> 7 of 7; no val game lost;
+    # datasets/MEASUREMENTS.md "Three agreeing reads settle a reveal").
+    consistent: int = 3
     window: int = 6  # reads a card's presence is voted over (since the zone last settled)
     share: float = 0.5  # a card is in the hand when read in at least this share of them
     timeout_s: float = 12.0
