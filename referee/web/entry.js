@@ -14,17 +14,21 @@ export function renderEntry(a) {
   if (!kind) { ui.shown = null; return; }
   const slots = kind === "show" ? Number(a.count || 2) : 4;
   const need = kind === "show" ? slots : 3;
-  const key = `${kind}:${(a.players || []).join(",")}`;
-  if (!ui.shown || ui.shown.key !== key) ui.shown = { key, cards: {} };
+  // Picks are kept per player while the same kind of entry stays open: when one player's
+  // cards are recorded the list of players shrinks, and the others' picks in progress must
+  // survive that update (keyed on the whole list, they were wiped when it arrived late).
+  const players = a.players || [];
+  if (!ui.shown || ui.shown.kind !== kind) ui.shown = { kind, cards: {} };
+  for (const p of Object.keys(ui.shown.cards)) if (!players.includes(p)) delete ui.shown.cards[p];
   box.replaceChildren();
-  for (const p of a.players || []) {
+  for (const p of players) {
     const cards = ui.shown.cards[p] || (ui.shown.cards[p] = Array(slots).fill(null));
     const row = el("div", { class: "seat-hand", "data-entry": p }, el("span", { class: "seat-name", text: p }));
     cards.forEach((card, i) => row.append(cardEl(card, { small: true, onclick: async () => {
       const picked = await pickCard($("#dlg-card"));
       if (picked === undefined) return;
       cards[i] = picked;
-      renderEntry(a);
+      renderEntry((ui.state && ui.state.game.awaiting) || {});  // the newest state: another player may have recorded meanwhile
     } })));
     const chosen = cards.filter(Boolean);
     const event = kind === "show" ? { type: "show", player: p, cards: chosen } : { type: "redraw", player: p, shown: chosen };

@@ -159,6 +159,36 @@ def test_khmer_screen(browser, server_factory):
     assert page.js_errors == []
 
 
+def test_picks_in_progress_survive_another_players_show_being_recorded(browser, server_factory):
+    """Two players must show cards: the picks entered for one survive the other's being recorded
+    (a phone or another dashboard) in between. Before, the update wiped them (CI, 2026-12-07)."""
+    server = server_factory(["--game", "kems"])
+    page = open_dashboard(browser, server)
+    assert server.post("/api/events", {"type": "deal", "market": MARKET})[0] == 200
+    page.wait_for_selector("[data-call='contre_kems']")
+    page.click("#caller [data-seat='E']")
+    page.click("[data-call='contre_kems']")
+    page.wait_for_selector("#reveal:not([hidden])")
+    seats = server.get("/api/game")["awaiting"]["seats"]
+    hands = {s: [f"{r}{suit}" for r in ("2", "3", "4", "5")] for s, suit in zip(seats, "CDHS")}
+    assert server.post("/api/reveal/confirm", {"hands": hands})[0] == 200
+    awaiting = server.get("/api/game")["awaiting"]
+    assert awaiting["kind"] == "show" and len(awaiting["players"]) == 2, awaiting
+    first, second = awaiting["players"]
+    n = awaiting["count"]
+    free = [c for c in ("9C", "9D", "10C", "10D", "JC", "JD", "QC", "QD") if c not in sum(hands.values(), [])]
+    page.wait_for_selector("#entry:not([hidden])")
+    for i in range(n):  # the second player's picks, entered first
+        page.click(f"[data-entry='{second}'] .card >> nth={i}")
+        page.click(f"#card-picker [data-card='{free[i]}']")
+    status, body = server.post("/api/events", {"type": "show", "player": first, "cards": free[n : 2 * n]})
+    assert status == 200, body
+    page.wait_for_selector(f"[data-entry='{first}']", state="detached")
+    assert page.locator(f"[data-entry='{second}'] button.primary").is_enabled()
+    page.click(f"[data-entry='{second}'] button.primary")
+    page.wait_for_selector("#entry", state="hidden")
+
+
 def test_kems_calls_show_and_points(browser, server_factory):
     """French rules: Kem's buttons; a wrong Contre Kem's makes the callers show two cards each."""
     server = server_factory(["--game", "kems"])
