@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from referee.cli.main import CliError, add_precision_arg
+from referee.cli.recording import folder_meta, folder_video, videos_in
 
 REPO = Path(__file__).resolve().parents[2]
 SAMPLES = REPO / "datasets" / "samples"
@@ -112,51 +113,14 @@ def build_header(args: argparse.Namespace, meta: dict[str, Any] | None = None) -
     return header
 
 
-VIDEO_SUFFIXES = (".mp4", ".avi", ".mkv", ".webm")
-
-
 def demo_video(game: str) -> Path:
     """datasets/samples/<game>/video.* (or the first <game>* sample folder with a video)."""
     folders = [SAMPLES / game] + sorted(p for p in SAMPLES.glob(f"{game}*") if p.name != game)
     for folder in folders:
-        videos = sorted(p for p in folder.glob("*") if p.suffix.lower() in VIDEO_SUFFIXES)
+        videos = videos_in(folder)
         if videos:
             return videos[0]
     raise CliError(f"no sample recording in {SAMPLES / game} (run `referee serve --video PATH` with your own)")
-
-
-def folder_video(folder: Path) -> Path:
-    """A recording folder's video (datasets/README.md: meta.json names it), as `referee watch`
-    and `referee eval` take a folder too."""
-    meta = folder_meta(folder)
-    if "video" in meta:
-        video = folder / str(meta["video"])
-        if not video.is_file():
-            raise CliError(f"{folder}/meta.json names the video {meta['video']!r}, which is not there")
-        return video
-    videos = sorted(p for p in folder.glob("*") if p.suffix.lower() in VIDEO_SUFFIXES)
-    if len(videos) != 1:
-        raise CliError(f"{folder} is a folder with {len(videos)} videos and no meta.json naming one: give the video file")
-    return videos[0]
-
-
-def sample_meta(video: Path) -> dict[str, Any]:
-    """The sample's meta.json (its game header and layout), if it has one."""
-    return folder_meta(video.parent)
-
-
-def folder_meta(folder: Path) -> dict[str, Any]:
-    """A recording folder's meta.json, or {} when it has none."""
-    import json
-
-    meta = folder / "meta.json"
-    if not meta.exists():
-        return {}
-    try:
-        data = json.loads(meta.read_text(encoding="utf-8-sig"))
-    except ValueError as exc:
-        raise CliError(f"{meta}: not valid JSON ({exc})") from None
-    return data if isinstance(data, dict) else {}
 
 
 def stable_join_code(db: Path, make: Any) -> str:
@@ -234,7 +198,7 @@ def run(args: argparse.Namespace) -> int:
         source = VideoSource(path=video, loop=True, calls=recorded_calls(video))
     else:
         source = VideoSource()
-    header = build_header(args, sample_meta(video) if video is not None else None)
+    header = build_header(args, folder_meta(video.parent) if video is not None else None)
     layout = args.layout
     if layout is None and video is not None and (video.parent / "layout.yaml").exists():
         layout = str(video.parent / "layout.yaml")  # a recording's own calibration

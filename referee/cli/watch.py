@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from referee.cli.main import CliError, add_precision_arg
+from referee.cli.recording import folder_meta
 
 GAMES = ("kemps", "kems", "khmer")
 
@@ -102,13 +103,7 @@ def _recording_info(args: argparse.Namespace) -> tuple[dict[str, Any], str | Non
     if args.video is not None:
         video = Path(args.video)
         folder = video if video.is_dir() else video.parent
-        meta_path = folder / "meta.json"
-        meta: dict[str, Any] = {}
-        if meta_path.is_file():
-            try:
-                meta = json.loads(meta_path.read_text(encoding="utf-8-sig"))
-            except json.JSONDecodeError as exc:
-                raise CliError(f"{meta_path}: not valid JSON ({exc.msg})") from None
+        meta = folder_meta(folder)
         if video.is_dir():
             if "video" not in meta:
                 raise CliError(f"{video} is a folder without meta.json naming its video")

@@ -6,9 +6,9 @@ settled (a card missed now and then still counts); a seat is settled once the vo
 is the same, non-empty (and of the seat's `expected` size when known) for `consistent` reads
 in a row; with a known size, a read short of it that contradicts nothing, or an arm crossing
 the area, pauses that count instead of restarting it (`hold_short`, `keep_candidate_over_cover`).
-When every seat is settled the reveal event is emitted with per-card confidence. Past `timeout_s` a `reveal_timeout` notice names the
-seats still unread with a prompt; reading goes on, and `correct` (a person typing the
-cards) settles a seat at any time.
+When every seat is settled the reveal event is emitted with per-card confidence. Past
+`timeout_s` a `reveal_timeout` notice names the seats still unread with a prompt; reading
+goes on, and `correct` (a person typing the cards) settles a seat at any time.
 """
 
 from __future__ import annotations
