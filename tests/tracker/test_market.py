@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 from vision.tracker.filter import ZoneChange
 from vision.tracker.market import MarketConfig, MarketTracker
 
@@ -225,3 +227,69 @@ def test_in_play_only_between_a_deal_and_a_stale_call_or_a_judged_call() -> None
     assert m.in_play
     m.new_hand(9.0)
     assert not m.in_play  # a call was judged: the cards are picked up
+
+
+def test_a_market_one_unread_card_short_goes_stale_with_stale_unread() -> None:
+    for unread, expected in ((0, []), (1, [{"type": "stale", "t": 12.0}])):
+        m = tracker(stale_unread=unread)
+        m.change(change([], M0, 1.0), 1.0)
+        m.activity(6.9)  # a hand swaps KD for a card the reader cannot read
+        m.change(change(M0, ["7C", "3S", "4H"], 7.0), 7.0)
+        assert m.tick(11.8) == []
+        assert m.tick(12.0) == expected
+
+
+def test_an_empty_market_never_goes_stale() -> None:
+    m = tracker(stale_unread=1)
+    m.change(change([], M0, 1.0), 1.0)
+    m.change(change(M0, ["7C", "3S"], 2.0), 2.0)  # two cards gone: not a market with one unread
+    assert m.tick(30.0) == []
+
+
+def test_a_change_read_late_dates_the_quiet_time_from_the_hand_within_activity_link_s() -> None:
+    for link, stale_t in ((1.0, 8.5), (2.0, 7.0)):
+        m = tracker(activity_link_s=link)
+        m.change(change([], M0, 1.0), 1.0)
+        m.activity(2.0)  # the hand left at 2.0; the swap was committed 1.5 s later
+        m.change(change(M0, ["7C", "2C", "3S", "4H"], 3.5), 3.5)
+        assert m.tick(stale_t - 0.1) == []
+        assert m.tick(stale_t) == [{"type": "stale", "t": stale_t}]
+
+
+def twelve_at_kems(**kw: object) -> MarketTracker:
+    # 12 players × 4 + 4 = 52: no reserve, so a reset lays the stale market's own cards again
+    return tracker(players=12, **kw)
+
+
+def test_with_no_cards_left_a_hand_in_and_out_after_a_stale_call_is_the_reset() -> None:
+    m = twelve_at_kems(same_cards_reset_s=0.5)
+    m.change(change([], M0, 1.0), 1.0)
+    assert m.reserve == 0 and m.reset_from_market
+    assert m.tick(6.0) == [{"type": "stale", "t": 6.0}]
+    for t in (8.0, 8.5, 9.0):  # the dealer gathers the four and lays them again
+        m.activity(t)
+        assert m.tick(t) == []
+    assert m.tick(9.4) == []
+    assert m.tick(9.5) == [{"type": "reset", "market": M0, "t": 9.0}]
+    assert m.tick(9.6) == []
+    assert m.tick(14.0) == [{"type": "stale", "t": 14.0}]  # quiet since the reset: stale again
+
+
+def test_the_same_cards_reset_needs_the_option_and_an_empty_reserve() -> None:
+    for m in (twelve_at_kems(same_cards_reset_s=None), tracker(same_cards_reset_s=0.5)):
+        m.change(change([], M0, 1.0), 1.0)
+        m.tick(6.0)
+        m.activity(8.0)
+        assert m.tick(12.0) == []
+
+
+def test_a_reset_laid_from_the_stale_market_starts_a_cycle_that_holds_its_cards_once() -> None:
+    m = twelve_at_kems(same_cards_reset_s=0.5)
+    m.change(change([], M0, 1.0), 1.0)
+    m.tick(6.0)
+    m.activity(8.0)
+    assert [e["type"] for e in m.tick(9.0)] == ["reset"]
+    assert m.seen == Counter(M0)  # not twice each: they were shuffled back in
+    m.tick(13.0)  # stale again
+    ev, no = m.change(change(M0, ["9S", "9D", "9C", "4H"], 14.0), 14.0)  # discards came back too
+    assert [e["type"] for e in ev] == ["reset"] and not [n for n in no if n.get("kind") == "seen_twice"]

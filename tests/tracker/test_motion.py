@@ -118,3 +118,20 @@ def test_an_exposure_step_relights_the_background_under_an_arm(step_background: 
         assert np.allclose(g._bg[60:85, 76:86], felt_now, atol=6.0)
     else:
         assert np.array_equal(g._bg[60:85, 76:86], under)
+
+
+def test_a_card_laid_across_the_markets_edge_stops_crossing_freshly_before_it_is_absorbed() -> None:
+    """A card put down over the market's border differs from the background until absorbed
+    (`absorb_s`): it crosses the ring all that time, but only freshly for `fresh_s`, so the
+    market's quiet time can tell it from a hand (`TrackerConfig.market_quiet_fresh`)."""
+    layout = ring_layout(["S", "N"], SIZE, khmer=False)
+    g = MotionGate(ZoneMasks(layout, SIZE, 8), MotionConfig(fresh_s=1.0, absorb_s=3.0), fps=15)
+    img = np.full((SIZE[1], SIZE[0], 3), (120, 150, 90), np.uint8)
+    for _ in range(3):
+        g.update(img)
+    card = img.copy()
+    card[400:500, 600:672] = (235, 235, 235)  # over the market's bottom edge (y 454)
+    seen = [g.update(card)["market"] for _ in range(40)]  # 2.7 s at 15 fps
+    assert all(g.is_covered(m) for m in seen)  # the plain cover test: a hand all along
+    assert seen[0].fresh_crossing >= g.cfg.crossing_share
+    assert all(m.fresh_crossing == 0.0 for m in seen[16:])  # still for over a second: no hand

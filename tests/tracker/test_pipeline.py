@@ -638,3 +638,19 @@ def test_larger_tables_read_reveal_areas_enlarged_by_default() -> None:
         lay = ring_layout(players)
         pipe = TablePipeline(lay, TruthReader(Scene(lay)), {"game": "kemps", "players": players}, 15.0)
         assert pipe._reveal_enlarged is enlarged
+
+
+@pytest.mark.parametrize("fresh", [True, False])
+def test_a_still_edge_crossing_restarts_the_markets_quiet_time_only_without_market_quiet_fresh(fresh: bool) -> None:
+    from dataclasses import replace
+
+    from vision.tracker.motion import ZoneMotion
+
+    _scene, _, pipe, d = setup()
+    pipe.config = replace(pipe.config, market_quiet_fresh=fresh)
+    d.wait(0.1)
+    card_on_edge = ZoneMotion(moving=0.0, changed=0.0, crossing=0.2, fresh_crossing=0.0)
+    arm = ZoneMotion(moving=0.0, changed=0.0, crossing=0.2, fresh_crossing=0.1)
+    assert pipe._hand_in_market(card_on_edge) is not fresh
+    assert pipe._hand_in_market(arm) is True
+    assert pipe._hand_in_market(ZoneMotion(moving=0.1, changed=0.0, crossing=0.0)) is True

@@ -43,6 +43,20 @@ class MarketConfig:
     # of fewer cards than that while the reset is due is a misread put right (`correct`
     # events), since nobody may swap then; with None it is reported as swaps.
     stale_reset_min_new: int | None = 3
+    # In play a market always holds `size` cards, so one this many cards short with no hand
+    # in it is a full market holding a card the reader cannot read: it still goes stale (a
+    # QH never read kept the timer off and the stale call 3.7 s late, val set dev8q). 0: only
+    # a fully read market goes stale.
+    stale_unread: int = 1
+    # A committed change dates the quiet time from the last hand seen in the market when that
+    # hand left at most this long before the change was committed (a card read a moment late
+    # after a misread); else from the change itself (no hand was seen making it).
+    activity_link_s: float = 3.0
+    # When no fresh cards remain for a reset (no reserve, no discard: a table of 12 at Kem's
+    # with one deck), the dealer lays the stale market's own cards again, so a reset can leave
+    # the same four cards: after a stale call, a hand that has been in the market and stayed
+    # out of it this long is that reset. None: a reset is only seen as new cards.
+    same_cards_reset_s: float | None = 0.5
 
 
 @dataclass
@@ -61,6 +75,7 @@ class MarketTracker:
         self._last_full: tuple[str, ...] = ()
         self._last_activity: float | None = None
         self._cleared = False  # the market was seen picked up since a deal became due
+        self._stale_t: float | None = None
 
     # ---- inputs ----------------------------------------------------------------------
     def new_hand(self, t: float) -> None:
@@ -89,19 +104,37 @@ class MarketTracker:
             self.dealt
             and not self.expect_deal  # the hand is over (a call was judged)
             and not self.stale_announced
-            and len(self.market) == self.config.size
+            and self.config.size - self.config.stale_unread <= len(self.market) <= self.config.size
             and t - self.quiet_since >= self.config.stale_after_s
         ):
-            self.stale_announced = True
+            self.stale_announced, self._stale_t = True, t
             return [{"type": "stale", "t": round(t, 3)}]
-        return []
+        return self._same_cards_reset(t)
+
+    @property
+    def reset_from_market(self) -> bool:
+        """No fresh cards remain for a reset (the tracker's count): it lays the stale
+        market's own cards (with any discards) again."""
+        return self.reserve is not None and self.reserve + sum(self.discard.values()) < self.config.size
+
+    def _same_cards_reset(self, t: float) -> list[Event]:
+        """The reset that left the same cards (see `same_cards_reset_s`), dated when the
+        dealer's hand left the market."""
+        wait = self.config.same_cards_reset_s
+        last, since = self._last_activity, self._stale_t
+        if (
+            wait is None or not self.stale_announced or not self.reset_from_market or last is None or since is None
+            or last <= since or t - last < wait or len(self.market) != self.config.size
+        ):  # fmt: skip
+            return []
+        return self._reset(self.market, round(last, 3))[0]
 
     def change(self, ch: ZoneChange, t_event: float) -> tuple[list[Event], list[Event]]:
         """A committed market change → (game events, notices)."""
         last = self._last_activity
         # The quiet time starts when the hand that made the change left; with no hand seen
         # just before, at the change itself.
-        self.quiet_since = last if last is not None and ch.t - last <= 1.0 else ch.t
+        self.quiet_since = last if last is not None and ch.t - last <= self.config.activity_link_s else ch.t
         before, after = ch.before, ch.after
         self.market = after
         size = self.config.size
@@ -177,6 +210,9 @@ class MarketTracker:
         if not self.stale_announced:
             events.append({"type": "stale", "t": t})  # the table reset before our timer did
         old = self._last_full
+        # with no fresh cards left the stale market itself was shuffled in: its cards may
+        # come back (the same-cards reset), so they count as unseen in the new cycle
+        from_market = self.reset_from_market
         self.discard.update(old)
         reshuffle = self.reserve is not None and self.reserve < self.config.size
         repeated = [c for c in market if self.seen[c] >= self.config.decks]
@@ -184,7 +220,7 @@ class MarketTracker:
             reshuffle = True  # most of it came back: the table reshuffled earlier than we counted
         if reshuffle:
             notices.append({"type": "reshuffle", "t": t})
-            self.seen = Counter(old)  # hands are unknown; the old market went to the discard
+            self.seen = Counter() if from_market else Counter(old)  # hands are unknown; the old market went to the discard
             self.discard = Counter()
             c = self.config
             if c.deck_size is not None:

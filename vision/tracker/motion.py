@@ -58,6 +58,8 @@ class MotionConfig:
     # it costs khmer-9614 nothing any more, but on 48 recordings it gains two events (a swap,
     # a deal's timing) and loses two (an oxygen play, a lattmann reset read as JH for QH).
     chroma_threshold: float | None = None
+    # `ZoneMotion.fresh_crossing` counts the ring pixels that moved within this long.
+    fresh_s: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -65,6 +67,9 @@ class ZoneMotion:
     moving: float
     changed: float
     crossing: float
+    # the part of `crossing` that moved within `MotionConfig.fresh_s`: an arm, not a card
+    # laid across the zone's edge that the background has not absorbed yet
+    fresh_crossing: float = 0.0
 
 
 class MotionGate:
@@ -74,6 +79,7 @@ class MotionGate:
         self.cfg = config or MotionConfig()
         self.masks = masks
         self._absorb = max(1, int(round(self.cfg.absorb_s * fps)))
+        self._fresh = max(1, int(round(self.cfg.fresh_s * fps)))
         self._prev: np.ndarray | None = None
         self._bg: np.ndarray | None = None
         self._cbg: np.ndarray | None = None  # background chromaticity (H, W, 2)
@@ -158,6 +164,7 @@ class MotionGate:
             self._cbg[old] = chroma[old]
         self._prev, self.small, self.diff_bg, self.moving = small, small, diff_bg, moving
         mv, db = moving.ravel(), diff_bg.ravel()
+        fresh = db & (self._still.ravel() < self._fresh)
         flat = small.ravel()
         out: dict[str, ZoneMotion] = {}
         for name, px in self._zone_px.items():
@@ -169,6 +176,7 @@ class MotionGate:
                 moving=float(np.count_nonzero(mv[px])) / n,
                 changed=changed,
                 crossing=float(np.count_nonzero(db[ring])) / max(1, len(ring)),
+                fresh_crossing=float(np.count_nonzero(fresh[ring])) / max(1, len(ring)),
             )
         return out
 

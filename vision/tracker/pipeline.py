@@ -68,6 +68,20 @@ class TrackerConfig:
     # After a stale call, this many new cards at once make the reset even when one of them
     # was seen before (`MarketConfig.stale_reset_min_new`). None: a reset needs 4 new cards.
     stale_reset_min_new: int | None = 3
+    # The market's stale timer and resets (`MarketConfig` has the why of each): a market one
+    # unread card short still goes stale (`stale_unread`); a change read late dates the
+    # quiet time from the hand that made it (`activity_link_s`); a reset with no fresh cards
+    # left may lay the same four again (`same_cards_reset_s`). Measured on the val sets, all
+    # four gains and no loss (datasets/MEASUREMENTS.md, "The stale call on time").
+    stale_unread: int = 1
+    activity_link_s: float = 3.0
+    same_cards_reset_s: float | None = 0.5
+    # The market's quiet time restarts only for a cover that moves, or crosses its edge with
+    # pixels that moved within `motion.fresh_s`. Why: a card laid across the market's edge
+    # differs from the background until absorbed (`motion.absorb_s`, 3 s), and the cover test
+    # took it for a resting hand, holding the stale call back (dev16 kemps-9132: 3.5 s late).
+    # The market's own filter still holds its state under any cover. False: any cover.
+    market_quiet_fresh: bool = True
     # A card the game's deck cannot hold (a Khmer 6 read as 8) is read as its likeliest
     # alternative the deck holds, when the reader gave that one at least this probability
     # (the read's confidence becomes it); else the read is dropped. None: always dropped.
@@ -226,7 +240,7 @@ class TablePipeline:
                 for kind in ("row", "pile", "discard"):
                     zcfg = replace(cfg.zone_filter, rename_iou=cfg.row_rename_iou) if kind == "row" else cfg.zone_filter
                     self.filters[f"{kind}:{p}"] = ZoneFilter(f"{kind}:{p}", zcfg)
-        self.market = MarketTracker(_market_config(header, cfg.stale_after_s, cfg.stale_reset_min_new))
+        self.market = MarketTracker(_market_config(header, cfg))
         self.khmer_table = KhmerTracker(
             self.players, twin_s=self.config.khmer_twin_s, repeat_is_reread=self.config.khmer_repeat_is_reread
         ) if self.khmer else None
@@ -312,7 +326,7 @@ class TablePipeline:
                 run.covered_frames += 1
                 if filt is not None:
                     filt.hold(gate.moved_over)
-                if zone == "market":
+                if zone == "market" and self._hand_in_market(m):
                     self.market.activity(t)
                 # where the arm comes from: the market names a swap's seat; a Khmer stack needs
                 # its owner's arm for a same-card restack
@@ -374,6 +388,13 @@ class TablePipeline:
         if zone == "centre" and share is not None and m.moving >= share:
             return True
         return self._gate.is_covered(m)
+
+    def _hand_in_market(self, m: ZoneMotion) -> bool:
+        """A covered market counts as a hand for its quiet time (`market_quiet_fresh`)."""
+        assert self._gate is not None
+        if not self.config.market_quiet_fresh:
+            return True
+        return self._gate.is_moving(m) or m.fresh_crossing >= self._gate.cfg.crossing_share
 
     def _still_reveal(self, run: _ZoneRun) -> bool:
         """A reveal area unmoved for `reveal_still_s`: its cards are down (see TrackerConfig)."""
@@ -703,19 +724,22 @@ def _decks(header: dict[str, Any]) -> int:
     return 2 if players >= int(rules.get("two_decks_from", 8)) else 1  # decks: auto
 
 
-def _market_config(header: dict[str, Any], stale_after_s: float, stale_reset_min_new: int | None = None) -> MarketConfig:
+def _market_config(header: dict[str, Any], cfg: TrackerConfig) -> MarketConfig:
     rules = _rules(header)
     decks = _decks(header)
     per_deck = 32 if rules.get("deck") == "piquet" else 52
     hand = rules.get("hand_size", 4)
     return MarketConfig(
         size=4,
-        stale_after_s=stale_after_s,
+        stale_after_s=cfg.stale_after_s,
         deck_size=per_deck * decks,
         hand_size=int(hand) if isinstance(hand, int) else 4,
         players=len(header.get("players", [])) or 4,
         decks=decks,
-        stale_reset_min_new=stale_reset_min_new,
+        stale_reset_min_new=cfg.stale_reset_min_new,
+        stale_unread=cfg.stale_unread,
+        activity_link_s=cfg.activity_link_s,
+        same_cards_reset_s=cfg.same_cards_reset_s,
     )
 
 
