@@ -36,6 +36,11 @@ def with_option(config: Any, path: str, value: Any) -> Any:
     return dataclasses.replace(config, **{head: inner})
 
 
+def _fig(x: float | None) -> str:
+    """A pooled figure, or "–" where the set has none (no market in a Khmer-only set)."""
+    return "–" if x is None else f"{x:.4f}"
+
+
 def compare(sets: list[Path], labels: list[str], configs: list[Any], workers: int = 2, model: str | None = None) -> None:
     """Score every set with each tracker config (the first is the reference) and print the
     pooled figures, then the recordings whose reveal, result or event F1 changed."""
@@ -49,7 +54,7 @@ def compare(sets: list[Path], labels: list[str], configs: list[Any], workers: in
         for label, cfg in zip(labels, configs):
             recs = run_all(roots, RunOptions(model_dir=model, tolerance_s=1.0, progress=False, tracker=cfg), workers)
             s = summarize(recs, 1.0)
-            print(f"{root} [{label}]: market {s['market_accuracy']:.4f}  event F1 {s['event_f1']:.4f}  "
+            print(f"{root} [{label}]: market {_fig(s['market_accuracy'])}  event F1 {_fig(s['event_f1'])}  "
                   f"reveals {s['reveal_accuracy']}  outcomes {s['outcome_accuracy']}", flush=True)
             per[label] = {r["name"]: (r["reveals"]["accuracy"], r["outcomes"]["accuracy"], round(r["events"]["f1"], 3)) for r in recs}
         base = per[labels[0]]

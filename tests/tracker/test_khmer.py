@@ -201,3 +201,23 @@ def test_the_last_moves_card_back_on_its_stack_with_no_move_since_is_no_second_m
     off = KhmerTracker(["S", "N"], repeat_is_reread=False)
     feed(off, change("discard:S", 7.6, [], ["6C"]))
     assert [e["type"] for e in feed(off, change("discard:S", 10.3, ["6C"], ["6C", "6C"]))] == ["discard"]
+
+
+def test_a_card_read_twice_uncovered_where_a_stolen_card_lay_is_no_rename_with_rename_to_twin() -> None:
+    # dev12 khmer-9122: N's 6H read on both corners; N's AH laid over its second corner and
+    # read twice too; S stole the AH, and the 6H's corner showed where the AH's had been
+    for on in (True, False):
+        kt = KhmerTracker(["S", "N"], rename_to_twin=on)
+        feed(kt, change("row:N", 10.0, [], ["6D"]))
+        assert [e["card"] for e in feed(kt, change("row:N", 16.3, ["6D"], ["6D", "6H", "6H"]))] == ["6H"]
+        assert [e["card"] for e in feed(kt, change("row:N", 21.3, ["6D", "6H", "6H"], ["6D", "6H", "AH", "AH"]))] == ["AH"]
+        assert feed(kt, change("row:N", 24.9, ["6D", "6H", "AH", "AH"], ["6D", "6H", "AH"])) == []
+        ch = ZoneChange("row:N", 25.1, ("AH",), ("6H",), ("6D", "6H", "AH"), ("6D", "6H", "6H"), renamed=(("AH", "6H"),))
+        ev, _ = kt.change(ch, 25.1)
+        steal = feed(kt, change("pile:S", 25.2, [], ["AH"]))
+        if on:
+            assert ev == [] and kt.rows["N"] == ["6D", "6H"]
+            assert steal == [{"type": "steal", "player": "S", "t": 25.2, "meta": {"card": "AH"}}]
+        else:  # the old reading: AH was a misread of 6H, so the referee's row lost its AH
+            assert ev == [{"type": "correct", "player": "N", "was": "AH", "now": "6H", "t": 25.1}]
+            assert kt.rows["N"] == ["6D", "6H", "6H"]

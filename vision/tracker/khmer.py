@@ -60,6 +60,9 @@ class KhmerTracker:
     # are one card read under two names (a 4H also read AH, 12 px away): the surer is played.
     same_place: float = 0.25
     repeat_is_reread: bool = True  # with `twin_s` set (None turns every re-read check off)
+    # A row card read twice (`twin_s`) shows its other corner where a card laid over it lay,
+    # once that card is stolen: a rename to it (`ZoneChange.renamed`) is no misread then.
+    rename_to_twin: bool = True
 
     def __post_init__(self) -> None:
         self.rows: dict[str, list[str]] = {p: [] for p in self.players}  # in play order
@@ -97,9 +100,13 @@ class KhmerTracker:
         """The renames (`ZoneChange.renamed`) that can be: of a card still in the row. One
         already taken by a steal seen on the thief's pile left, and a card laid in its
         place is a play (a steal and the next play seen as one change); so is a card laid
-        over a second read of a row card (a ghost, `twin_s`): the ghost goes."""
+        over a second read of a row card (a ghost, `twin_s`): the ghost goes. And a rename
+        to a card of the row read twice before (`twin_s`) is that card's other corner
+        uncovered where the taken card's lay (`rename_to_twin`): the card went."""
         if kind != "row":
             return ()
+        if self.rename_to_twin:
+            pairs = tuple((was, now) for was, now in pairs if not self._is_known_twin(player, now))
         row = Counter(self.rows.get(player, []))
         row.subtract(Counter({c: n for (p, c), n in self._expected_removals.items() if p == player}))
         ghosts = Counter(self.ghosts.get(player, Counter()))
@@ -195,6 +202,10 @@ class KhmerTracker:
             row.append(card)
             events.append({"type": "play", "player": player, "card": card, "t": t})
         return events, notices
+
+    def _is_known_twin(self, player: str, card: str) -> bool:
+        """`card` lies in `player`'s row and was read there twice before (`twin_s`)."""
+        return (player, card) in self._twinned and card in self.rows.get(player, [])
 
     def _is_twin(self, player: str, zone: str, card: str, t: float, row: list[str]) -> bool:
         """Whether `card` newly read in `player`'s row is a second read of a card there

@@ -113,6 +113,12 @@ class TrackerConfig:
     # The last move's card back on its own Khmer pile or discard with no move since is that
     # move seen again, not a second one (`KhmerTracker.repeat_is_reread`; needs `khmer_twin_s`).
     khmer_repeat_is_reread: bool = True
+    # A rename in a Khmer row to a card read there twice before is that card's other corner
+    # uncovered by a steal, not a misread (`KhmerTracker.rename_to_twin`). Why: dev12
+    # khmer-9122, an AH laid over the 6H's second corner was stolen; the 6H's corner showed in
+    # its place, a `correct` AH -> 6H went to the referee, the steal took a 6 and the close
+    # was scored 13-13 instead of 8-13. False: every rename in place is a misread.
+    khmer_rename_to_twin: bool = True
     motion: MotionConfig = field(default_factory=MotionConfig)
     reveal: RevealConfig = field(default_factory=RevealConfig)
     # A reveal area in which nothing has moved for this long is read even while its border
@@ -242,7 +248,8 @@ class TablePipeline:
                     self.filters[f"{kind}:{p}"] = ZoneFilter(f"{kind}:{p}", zcfg)
         self.market = MarketTracker(_market_config(header, cfg))
         self.khmer_table = KhmerTracker(
-            self.players, twin_s=self.config.khmer_twin_s, repeat_is_reread=self.config.khmer_repeat_is_reread
+            self.players, twin_s=self.config.khmer_twin_s, repeat_is_reread=self.config.khmer_repeat_is_reread,
+            rename_to_twin=self.config.khmer_rename_to_twin,
         ) if self.khmer else None
         self.reveals = RevealReader(cfg.reveal, khmer=False)
         self._queued: list[Event] = []
