@@ -99,7 +99,8 @@ class MarketTracker:
         return not set(market) & set(self._last_full)
 
     def tick(self, t: float) -> list[Event]:
-        """Called every frame: a full, untouched market for `stale_after_s` is stale."""
+        """Called every frame: a full (or `stale_unread` short), untouched market for
+        `stale_after_s` is stale; after that, the same-cards reset (`same_cards_reset_s`)."""
         if (
             self.dealt
             and not self.expect_deal  # the hand is over (a call was judged)
