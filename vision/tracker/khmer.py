@@ -188,7 +188,7 @@ class KhmerTracker:
             if hidden[card] > 0:  # uncovered: in the row all along
                 hidden[card] -= 1
                 continue
-            if self._is_twin(player, ch.zone, card, ch.t, row):
+            if self._is_twin(player, ch.zone, card, ch.t):
                 self._twinned.add((player, card))
                 ghosts[card] += 1
                 notices.append(_twin_notice(ch.zone, card, t, "read twice"))
@@ -207,14 +207,14 @@ class KhmerTracker:
         """`card` lies in `player`'s row and was read there twice before (`twin_s`)."""
         return (player, card) in self._twinned and card in self.rows.get(player, [])
 
-    def _is_twin(self, player: str, zone: str, card: str, t: float, row: list[str]) -> bool:
+    def _is_twin(self, player: str, zone: str, card: str, t: float) -> bool:
         """Whether `card` newly read in `player`'s row is a second read of a card there
         (`twin_s`): laid there a moment ago, or read twice before and still lying there."""
         if self.twin_s is None:
             return False
         if t - self._laid_at.get((zone, card), -math.inf) <= self.twin_s:
             return True
-        return (player, card) in self._twinned and card in row
+        return self._is_known_twin(player, card)
 
     def _pile(self, player: str, ch: ZoneChange, t: float) -> tuple[list[Event], list[Event]]:
         events: list[Event] = []

@@ -120,7 +120,8 @@ class MarketTracker:
 
     def _same_cards_reset(self, t: float) -> list[Event]:
         """The reset that left the same cards (see `same_cards_reset_s`), dated when the
-        dealer's hand left the market."""
+        dealer's hand left the market. Its notices are dropped: with no fresh cards every
+        reset is a reshuffle, and the cards come back by design (no `seen_twice`)."""
         wait = self.config.same_cards_reset_s
         last, since = self._last_activity, self._stale_t
         if (

@@ -239,6 +239,11 @@ class MotionGate:
     def is_covered(self, m: ZoneMotion) -> bool:
         return m.moving >= self.cfg.moving_share or m.crossing >= self.cfg.crossing_share
 
+    def is_freshly_covered(self, m: ZoneMotion) -> bool:
+        """`is_covered`, counting only the crossing that moved within `fresh_s`: a hand, not a
+        card laid across the zone's edge that the background has not absorbed yet."""
+        return m.moving >= self.cfg.moving_share or m.fresh_crossing >= self.cfg.crossing_share
+
     def needs_read(self, m: ZoneMotion) -> bool:
         return m.changed >= self.cfg.changed_share
 

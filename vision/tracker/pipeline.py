@@ -399,9 +399,7 @@ class TablePipeline:
     def _hand_in_market(self, m: ZoneMotion) -> bool:
         """A covered market counts as a hand for its quiet time (`market_quiet_fresh`)."""
         assert self._gate is not None
-        if not self.config.market_quiet_fresh:
-            return True
-        return self._gate.is_moving(m) or m.fresh_crossing >= self._gate.cfg.crossing_share
+        return not self.config.market_quiet_fresh or self._gate.is_freshly_covered(m)
 
     def _still_reveal(self, run: _ZoneRun) -> bool:
         """A reveal area unmoved for `reveal_still_s`: its cards are down (see TrackerConfig)."""
