@@ -68,10 +68,12 @@ def test_a_hidden_card_can_be_stolen() -> None:
 
 
 def test_a_card_laid_over_another_on_a_discard_is_new_even_when_its_twin_lies_lower() -> None:
-    # two decks give six 6s: N discards 6C, then 6D, then the other 6C
+    # two decks give six 6s: N discards 6C, then 6D, then the other 6C (S plays between)
     kt = KhmerTracker(["S", "N"])
     assert [e["card"] for e in feed(kt, change("discard:N", 1.0, [], ["6C"]))] == ["6C"]
+    feed(kt, change("row:S", 3.0, [], ["2H"]))
     assert [e["card"] for e in feed(kt, change("discard:N", 5.0, ["6C"], ["6D"]))] == ["6D"]
+    feed(kt, change("row:S", 7.0, ["2H"], ["2H", "3H"]))
     assert [e["card"] for e in feed(kt, change("discard:N", 9.0, ["6D"], ["6C"]))] == ["6C"]
     assert kt.discards["N"] == ["6C", "6D", "6C"]
 
@@ -145,6 +147,7 @@ def test_one_card_read_twice_in_a_row_is_one_play_and_its_ghost_comes_and_goes()
 def test_the_second_deck_copy_laid_later_is_a_play_and_twin_s_none_is_off() -> None:
     kt = KhmerTracker(["S", "N"])
     feed(kt, change("row:N", 1.0, [], ["6D"]))
+    feed(kt, change("row:S", 5.0, [], ["2H"]))
     assert [e["card"] for e in feed(kt, change("row:N", 9.0, ["6D"], ["6D", "6D"]))] == ["6D"]
     off = KhmerTracker(["S", "N"], twin_s=None)
     assert [e["card"] for e in feed(off, change("row:N", 1.0, [], ["6D", "6D"]))] == ["6D", "6D"]
@@ -198,7 +201,7 @@ def test_the_last_moves_card_back_on_its_stack_with_no_move_since_is_no_second_m
     feed(kt, change("discard:S", 32.0, ["6C", "6C"], ["6C"]))
     assert [e["card"] for e in feed(kt, change("discard:S", 33.0, ["6C"], ["6C", "6C"]))] == ["6C"]
     assert kt.discards["S"] == ["6C", "6C"]
-    off = KhmerTracker(["S", "N"], repeat_is_reread=False)
+    off = KhmerTracker(["S", "N"], repeat_is_reread=False, own_turn_copy_is_reread=False)
     feed(off, change("discard:S", 7.6, [], ["6C"]))
     assert [e["type"] for e in feed(off, change("discard:S", 10.3, ["6C"], ["6C", "6C"]))] == ["discard"]
 
@@ -221,3 +224,72 @@ def test_a_card_read_twice_uncovered_where_a_stolen_card_lay_is_no_rename_with_r
         else:  # the old reading: AH was a misread of 6H, so the referee's row lost its AH
             assert ev == [{"type": "correct", "player": "N", "was": "AH", "now": "6H", "t": 25.1}]
             assert kt.rows["N"] == ["6D", "6H", "6H"]
+
+
+def test_a_row_card_read_again_in_the_change_that_lays_a_new_card_is_no_second_play() -> None:
+    # khv18 khmer-8102: S laid a 5H and the same change read it twice and S's 6S twice too
+    # (`own_turn_copy_is_reread` off: it would also catch the 6S, being read after the 5H)
+    for on in (True, False):
+        kt = KhmerTracker(["S", "N"], one_play_per_change=on, own_turn_copy_is_reread=False)
+        feed(kt, change("row:S", 7.7, [], ["6C"]))
+        feed(kt, change("row:S", 22.4, ["6C"], ["6C", "6S"]))
+        ev, no = kt.change(change("row:S", 56.3, ["6C", "6S"], ["5H", "5H", "6C", "6S", "6S"]), 56.3)
+        if on:
+            assert [e["card"] for e in ev] == ["5H"] and [n["card"] for n in no] == ["5H", "6S"]
+            assert sorted(kt.rows["S"]) == ["5H", "6C", "6S"]
+            assert feed(kt, change("row:S", 56.7, ["5H", "5H", "6C", "6S", "6S"], ["5H", "6C", "6S"])) == []
+            assert sorted(kt.rows["S"]) == ["5H", "6C", "6S"]
+        else:
+            assert [e["card"] for e in ev] == ["5H", "6S"]
+    # the second deck's copy laid on its own, in a later turn, is still a play
+    kt = KhmerTracker(["S", "N"])
+    feed(kt, change("row:S", 1.0, [], ["3H"]))
+    feed(kt, change("row:N", 5.0, [], ["4D"]))
+    assert [e["card"] for e in feed(kt, change("row:S", 9.0, ["3H"], ["3H", "3H"]))] == ["3H"]
+
+
+def test_a_new_top_on_the_last_discard_a_moment_later_is_the_same_card_read_again() -> None:
+    # khv18 khmer-8109: N's 6C read 6S as it was laid on N's discard, then 6C 0.27 s later
+    for on in (True, False):
+        kt = KhmerTracker(["S", "N"], retop_is_reread=on)
+        feed(kt, change("discard:N", 48.6, [], ["6H"]))
+        feed(kt, change("discard:S", 51.7, [], ["6S"]))
+        assert [e["card"] for e in feed(kt, change("discard:N", 54.7, ["6H"], ["6S"]))] == ["6S"]
+        ev, no = kt.change(change("discard:N", 55.0, ["6S"], ["6C"]), 55.0)
+        if on:
+            assert ev == [] and [n["type"] for n in no] == ["misread_corrected"]
+            assert kt.discards["N"] == ["6H", "6C"]
+        else:
+            assert [e["card"] for e in ev] == ["6C"] and kt.discards["N"] == ["6H", "6S", "6C"]
+    # later than twin_s, or after another move, a new top is a new discard
+    kt = KhmerTracker(["S", "N"])
+    feed(kt, change("discard:N", 10.0, [], ["6H"]))
+    assert [e["card"] for e in feed(kt, change("discard:N", 11.5, ["6H"], ["6C"]))] == ["6C"]
+    kt = KhmerTracker(["S", "N"])
+    feed(kt, change("discard:N", 10.0, [], ["6H"]))
+    feed(kt, change("row:S", 10.4, [], ["2S"]))
+    assert [e["card"] for e in feed(kt, change("discard:N", 10.8, ["6H"], ["6C"]))] == ["6C"]
+
+
+def test_a_copy_laid_in_a_zone_right_after_its_owners_own_move_is_a_second_read() -> None:
+    # dev12 khmer-9113 (nicu-white): N's 5H read twice in N's row 21 s after it was laid,
+    # right after N's own steal; then S's 6C twice on S's discard right after S's own play
+    for on in (True, False):
+        kt = KhmerTracker(["S", "N"], own_turn_copy_is_reread=on)
+        feed(kt, change("discard:S", 7.6, [], ["6C"]))
+        feed(kt, change("row:N", 16.8, [], ["5H"]))
+        feed(kt, change("row:S", 20.9, [], ["6D"]))
+        assert [e["type"] for e in feed(kt, change("pile:N", 37.0, [], ["6D"]))] == ["steal"]
+        feed(kt, change("row:S", 37.4, ["6D"], []))
+        ev, no = kt.change(change("row:N", 37.7, ["5H"], ["5H", "5H"]), 37.7)
+        assert [e["card"] for e in ev] == ([] if on else ["5H"])
+        assert [e["card"] for e in feed(kt, change("row:S", 40.5, [], ["5S"]))] == ["5S"]
+        assert [e["type"] for e in feed(kt, change("discard:S", 48.1, ["6C"], ["6C", "6C"]))] == ([] if on else ["discard"])
+        if on:
+            assert [n["type"] for n in no] == ["twin_read"] and kt.rows["N"] == ["5H"] and kt.discards["S"] == ["6C"]
+    # after the opponent's move, the second deck's copy is a play, and a new identity always is
+    kt = KhmerTracker(["S", "N"])
+    feed(kt, change("row:N", 1.0, [], ["5H"]))
+    assert [e["card"] for e in feed(kt, change("row:N", 5.0, ["5H"], ["5H", "2S"]))] == ["2S"]
+    feed(kt, change("row:S", 8.0, [], ["3H"]))
+    assert [e["card"] for e in feed(kt, change("row:N", 11.0, ["5H", "2S"], ["5H", "2S", "5H"]))] == ["5H"]

@@ -63,6 +63,26 @@ class KhmerTracker:
     # A row card read twice (`twin_s`) shows its other corner where a card laid over it lay,
     # once that card is stolen: a rename to it (`ZoneChange.renamed`) is no misread then.
     rename_to_twin: bool = True
+    # One row change lays at most one card: a card already lying in the row, read again in a
+    # change that also lays a card the row did not hold, is the row card read twice (its
+    # other corner), not the second deck's copy played in the same turn. Why: khv18
+    # khmer-8102, S's 5H was laid and the same change read S's 6S twice; the extra 6S play,
+    # refused for turn order, was taken late once N had moved, and the close was refused.
+    one_play_per_change: bool = True
+    # A new top on the stack of the last move within `twin_s` of that move, with no move
+    # since, is that card read again (misread while the hand laid it), renamed there: a player
+    # never moves twice in a row. Discards only (a steal's card also left a row, which says
+    # what it was). Why: khv18 khmer-8109, N's 6C read 6S as it was laid and 6C 0.27 s later
+    # made two discards and put the referee a turn out of step for the rest of the deal.
+    retop_is_reread: bool = True
+    # A card laid in a zone of the player who made the last move (no opponent move since),
+    # of an identity that zone already holds, is a second read of that card, however late:
+    # the two decks' copies cannot be laid in two turns of one player in a row. Why: dev12
+    # khmer-9113 (nicu-white, a tall thin rank whose two corners the reader often takes for
+    # two cards): N's row 5H, N's pile 6D, S's discard 6C and S's row 6H were each read
+    # twice 10-40 s after they were laid, right after their owner's own move, and each made
+    # a move; the referee, out of step, refused the close. A new identity still counts.
+    own_turn_copy_is_reread: bool = True
 
     def __post_init__(self) -> None:
         self.rows: dict[str, list[str]] = {p: [] for p in self.players}  # in play order
@@ -179,6 +199,8 @@ class KhmerTracker:
                 self._orphans.append((ch.t, player, card))
         hidden = self.hidden.setdefault(player, Counter())
         shadows = _same_place(ch, self.same_place) if self.twin_s is not None else set()
+        lying = set(row)  # before this change's additions
+        lays_new = self.one_play_per_change and any(c not in lying for c in ch.added)
         for i, card in enumerate(ch.added):
             orphan = next((o for o in self._orphans if o[1] == player and o[2] == card), None)
             if orphan is not None:
@@ -188,7 +210,7 @@ class KhmerTracker:
             if hidden[card] > 0:  # uncovered: in the row all along
                 hidden[card] -= 1
                 continue
-            if self._is_twin(player, ch.zone, card, ch.t):
+            if self._is_twin(player, ch.zone, card, ch.t) or (lays_new and card in lying) or self._own_turn_copy(player, row, card):
                 self._twinned.add((player, card))
                 ghosts[card] += 1
                 notices.append(_twin_notice(ch.zone, card, t, "read twice"))
@@ -216,25 +238,34 @@ class KhmerTracker:
             return True
         return self._is_known_twin(player, card)
 
+    def _own_turn_copy(self, player: str, held: list[str], card: str) -> bool:
+        """`card` is already in `held` (a zone of `player`) and `player` made the last move
+        (`own_turn_copy_is_reread`)."""
+        if not self.own_turn_copy_is_reread or self.twin_s is None or self._last_move is None:
+            return False
+        return card in held and self._last_move[0].partition(":")[2] == player
+
     def _pile(self, player: str, ch: ZoneChange, t: float) -> tuple[list[Event], list[Event]]:
         events: list[Event] = []
         pile = self.piles.setdefault(player, [])
-        added, notices = self._once_each(ch, t)
+        added, notices = self._once_each(ch, t, player, pile)
         for card in added:
             if _laid_on_stack(pile, ch, card):  # else uncovered again, not new
                 events.append(self._stolen(player, card, t))
         return events, notices
 
-    def _once_each(self, ch: ZoneChange, t: float) -> tuple[list[str], list[Event]]:
+    def _once_each(self, ch: ZoneChange, t: float, player: str, stack: list[str]) -> tuple[list[str], list[Event]]:
         """A pile's or discard's added cards, each identity once (`twin_s`): a turn lays one
         card on one stack, so the same card twice in one change, or again within `twin_s`, is
         one card read twice; and (`repeat_is_reread`) the last move's card on its own stack
-        again, with no move since, is that move seen again."""
+        again, with no move since, is that move seen again; so is (`own_turn_copy_is_reread`)
+        a card the stack holds, laid again right after its owner's own move."""
         if self.twin_s is None:
             return list(ch.added), []
         again: list[str] = []
         if self.repeat_is_reread and self._last_move is not None and self._last_move[0] == ch.zone:
             again = [c for c in dict.fromkeys(ch.added) if c == self._last_move[1]]
+        again += [c for c in dict.fromkeys(ch.added) if c not in again and self._own_turn_copy(player, stack, c)]
         once = [c for c in dict.fromkeys(ch.added)
                 if ch.t - self._laid_at.get((ch.zone, c), -math.inf) > self.twin_s]  # read again a moment later
         once = [c for c in once if c not in again]
@@ -265,13 +296,36 @@ class KhmerTracker:
     def _discard(self, player: str, ch: ZoneChange, t: float) -> tuple[list[Event], list[Event]]:
         events: list[Event] = []
         pile = self.discards.setdefault(player, [])
-        added, notices = self._once_each(ch, t)
+        reread = self._retop(ch)
+        if reread is not None:
+            return self._reread_top(pile, ch.zone, *reread, t)
+        added, notices = self._once_each(ch, t, player, pile)
         for card in added:
             if _laid_on_stack(pile, ch, card):
                 ev, no = self._discarded(player, card, t)
                 events.append(ev)
                 notices += no
         return events, notices
+
+    def _retop(self, ch: ZoneChange) -> tuple[str, str] | None:
+        """(was, now) when `ch` puts a new top on the stack of the last move, over that
+        move's card, within `twin_s` of it (`retop_is_reread`); else None."""
+        if not self.retop_is_reread or self.twin_s is None or self._last_move is None or len(ch.added) != 1:
+            return None
+        zone, was = self._last_move
+        now = ch.added[0]
+        if zone != ch.zone or now == was or was not in ch.removed:
+            return None
+        return (was, now) if ch.t - self._laid_at.get((zone, was), -math.inf) <= self.twin_s else None
+
+    def _reread_top(self, stack: list[str], zone: str, was: str, now: str, t: float) -> tuple[list[Event], list[Event]]:
+        """The last move's card on its stack renamed: the same card, read again."""
+        if stack and stack[-1] == was:
+            stack[-1] = now
+        self._laid_at[(zone, now)] = self._laid_at.get((zone, was), t)
+        self._last_move = (zone, now)
+        return [], [{"type": "misread_corrected", "zone": zone, "was": was, "now": now, "t": t,
+                     "message": f"{was} just laid on {zone} was a misread of {now} (the same card, no move since)"}]  # fmt: skip
 
     def _discarded(self, player: str, card: str, t: float) -> tuple[Event, list[Event]]:
         """`card` laid on `player`'s discard pile."""

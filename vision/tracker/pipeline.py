@@ -119,6 +119,17 @@ class TrackerConfig:
     # its place, a `correct` AH -> 6H went to the referee, the steal took a 6 and the close
     # was scored 13-13 instead of 8-13. False: every rename in place is a misread.
     khmer_rename_to_twin: bool = True
+    # One Khmer row change lays at most one card: a row card read again beside a new one is a
+    # second read (`KhmerTracker.one_play_per_change`). And a new top on the last move's
+    # discard within `khmer_twin_s`, no move since, is that card re-read (`retop_is_reread`).
+    # Why: each made a second move of one player out of one (khv18 khmer-8102, 8109), which
+    # the referee took once the opponent had moved, and the deal's close went wrong.
+    # Measured in datasets/MEASUREMENTS.md, "One move per turn". False: off.
+    khmer_one_play_per_change: bool = True
+    khmer_retop_is_reread: bool = True
+    # A card laid in a Khmer zone that already holds it, right after its owner's own move, is
+    # a second read, however late (`KhmerTracker.own_turn_copy_is_reread`; dev12 khmer-9113).
+    khmer_own_turn_copy_is_reread: bool = True
     motion: MotionConfig = field(default_factory=MotionConfig)
     reveal: RevealConfig = field(default_factory=RevealConfig)
     # A reveal area in which nothing has moved for this long is read even while its border
@@ -250,6 +261,9 @@ class TablePipeline:
         self.khmer_table = KhmerTracker(
             self.players, twin_s=self.config.khmer_twin_s, repeat_is_reread=self.config.khmer_repeat_is_reread,
             rename_to_twin=self.config.khmer_rename_to_twin,
+            one_play_per_change=self.config.khmer_one_play_per_change,
+            retop_is_reread=self.config.khmer_retop_is_reread,
+            own_turn_copy_is_reread=self.config.khmer_own_turn_copy_is_reread,
         ) if self.khmer else None
         self.reveals = RevealReader(cfg.reveal, khmer=False)
         self._queued: list[Event] = []
