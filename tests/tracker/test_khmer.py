@@ -293,3 +293,33 @@ def test_a_copy_laid_in_a_zone_right_after_its_owners_own_move_is_a_second_read(
     assert [e["card"] for e in feed(kt, change("row:N", 5.0, ["5H"], ["5H", "2S"]))] == ["2S"]
     feed(kt, change("row:S", 8.0, [], ["3H"]))
     assert [e["card"] for e in feed(kt, change("row:N", 11.0, ["5H", "2S"], ["5H", "2S", "5H"]))] == ["5H"]
+
+
+def test_a_row_card_renamed_while_its_owner_is_to_move_is_a_card_laid_over_it() -> None:
+    # khv18 khmer-8107: N's 2S laid over N's 6C was committed as a correction 6C -> 2S (no arm
+    # seen); then N's 6S was read twice, S stole the 2S and N's 6C showed again
+    def game(on: bool) -> tuple[KhmerTracker, list[dict]]:
+        kt = KhmerTracker(["S", "N"], correction_on_turn_is_play=on)
+        out = feed(kt, change("row:N", 39.9, [], ["6S"]))
+        out += feed(kt, change("row:S", 43.3, [], ["6H"]))
+        out += feed(kt, change("row:N", 47.3, ["6S"], ["6S", "6C"]))
+        out += feed(kt, change("row:S", 50.0, ["6H"], ["6H", "6C"]))
+        fix = ZoneChange("row:N", 52.6, ("6C",), ("2S",), ("6S", "6C"), ("2S", "6S"), corrections=(("6C", "2S"),))
+        out += kt.change(fix, 52.6)[0]
+        out += feed(kt, change("row:N", 53.4, ["2S", "6S"], ["6S", "2S", "6S"]))
+        out += feed(kt, change("pile:S", 56.1, [], ["2S"]))
+        out += feed(kt, change("row:N", 56.5, ["2S", "6S"], ["6C", "6S"]))
+        return kt, out
+
+    kt, out = game(True)
+    assert [(e["type"], e.get("card")) for e in out][4:] == [("play", "2S"), ("steal", None)]
+    assert out[-1]["meta"]["card"] == "2S" and sorted(kt.rows["N"]) == ["6C", "6S"]
+    assert kt.totals({"S": [], "N": []})["table"] == 6 + 6 + 6 + 6
+    kt, out = game(False)  # the old reading: a correction, and the 6S read twice a play
+    assert [(e["type"], e.get("card")) for e in out][4:6] == [("correct", None), ("play", "6S")]
+    # a misread corrected right after the owner's own play stays a correction
+    kt = KhmerTracker(["S", "N"])
+    feed(kt, change("row:S", 1.0, [], ["2H"]))
+    feed(kt, change("row:N", 4.0, [], ["AS"]))
+    ev, no = kt.change(ZoneChange("row:N", 5.0, ("AS",), ("AC",), ("AS",), ("AC",), corrections=(("AS", "AC"),)), 5.0)
+    assert ev == [] and [n["type"] for n in no] == ["misread_corrected"] and kt.rows["N"] == ["AC"]

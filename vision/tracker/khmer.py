@@ -32,6 +32,11 @@ was covered, never that it left; what they hold is followed from the events.
   and a stolen 2H each came back 2.7 s later as a second discard and a second steal, and
   the referee took the held second discard once the opponent had moved (`LateEvents`),
   which left the discarder a card short for the rest of the deal;
+- one move per turn (the players alternate, one action each): a row change lays one card
+  (`one_play_per_change`); a new top on the last move's discard a moment later is that card
+  re-read (`retop_is_reread`); a copy of a card a zone holds, laid right after the zone
+  owner's own move, is a second read (`own_turn_copy_is_reread`); and a row card renamed with
+  no arm seen while its owner is to move is a card laid over it (`correction_on_turn_is_play`);
 - a row card that vanishes with no pile gain within `pair_s` → an anomaly notice, and the
   card is kept in the row as hidden: a card laid over it can hide its index, and when it
   shows again (the card over it stolen) it is the same card, not a new play. A hidden card
@@ -83,6 +88,13 @@ class KhmerTracker:
     # twice 10-40 s after they were laid, right after their owner's own move, and each made
     # a move; the referee, out of step, refused the close. A new identity still counts.
     own_turn_copy_is_reread: bool = True
+    # A row card renamed by the spot vote with no arm seen (`ZoneChange.corrections`) while its
+    # owner is the player to move (the last move was the opponent's) is a card laid over it,
+    # the old card covered (hidden, still counted), not a misread. Why: khv18 khmer-8107, N's
+    # 2S laid over N's 6C went to the referee as `correct 6C -> 2S`; the steals after it were
+    # scored on the wrong cards and the close was wrong. A misread corrected just after its
+    # owner's own play is still a correction.
+    correction_on_turn_is_play: bool = True
 
     def __post_init__(self) -> None:
         self.rows: dict[str, list[str]] = {p: [] for p in self.players}  # in play order
@@ -106,6 +118,8 @@ class KhmerTracker:
         if self.collecting:
             return [], []
         if ch.corrections:
+            if self._laid_over(kind, player, ch.corrections):
+                return self._play_over(player, ch, t)
             return self._corrected(kind, player, ch.corrections, ch.zone, t)
         events: list[Event] = []
         notices: list[Event] = []
@@ -115,6 +129,23 @@ class KhmerTracker:
             ch = _without(ch, renamed)
         ev, no = self._move(kind, player, ch, t)
         return events + ev, notices + no
+
+    def _laid_over(self, kind: str, player: str, pairs: tuple[tuple[str, str], ...]) -> bool:
+        """One row card renamed while its owner is to move (`correction_on_turn_is_play`)."""
+        if not self.correction_on_turn_is_play or kind != "row" or len(pairs) != 1 or self._last_move is None:
+            return False
+        was, now = pairs[0]
+        mover = self._last_move[0].partition(":")[2]
+        return mover != player and was in self.rows.get(player, []) and now not in self.rows.get(player, [])
+
+    def _play_over(self, player: str, ch: ZoneChange, t: float) -> tuple[list[Event], list[Event]]:
+        """`ch`'s one renamed card covered (hidden in the row) and the new one played."""
+        was, now = ch.corrections[0]
+        self.hidden.setdefault(player, Counter())[was] += 1
+        events, notices = self._row(player, replace(ch, removed=(), added=(now,), corrections=()), t)
+        notices.append({"type": "anomaly", "kind": "covered", "card": was, "zone": ch.zone, "t": t,
+                        "message": f"{was} in {ch.zone} covered by {now}, laid over it on {player}'s turn; kept as hidden"})  # fmt: skip
+        return events, notices
 
     def _renames_in_row(self, kind: str, player: str, pairs: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
         """The renames (`ZoneChange.renamed`) that can be: of a card still in the row. One

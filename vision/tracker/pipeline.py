@@ -130,6 +130,9 @@ class TrackerConfig:
     # A card laid in a Khmer zone that already holds it, right after its owner's own move, is
     # a second read, however late (`KhmerTracker.own_turn_copy_is_reread`; dev12 khmer-9113).
     khmer_own_turn_copy_is_reread: bool = True
+    # A Khmer row card renamed with no arm seen while its owner is to move is a card laid over
+    # it (`KhmerTracker.correction_on_turn_is_play`; khv18 khmer-8107).
+    khmer_correction_on_turn_is_play: bool = True
     motion: MotionConfig = field(default_factory=MotionConfig)
     reveal: RevealConfig = field(default_factory=RevealConfig)
     # A reveal area in which nothing has moved for this long is read even while its border
@@ -264,6 +267,7 @@ class TablePipeline:
             one_play_per_change=self.config.khmer_one_play_per_change,
             retop_is_reread=self.config.khmer_retop_is_reread,
             own_turn_copy_is_reread=self.config.khmer_own_turn_copy_is_reread,
+            correction_on_turn_is_play=self.config.khmer_correction_on_turn_is_play,
         ) if self.khmer else None
         self.reveals = RevealReader(cfg.reveal, khmer=False)
         self._queued: list[Event] = []
