@@ -158,3 +158,38 @@ def test_three_agreeing_reads_settle_a_hand_by_default() -> None:
     r.request(["S"], 0.0, expected=4)
     ev = _flicker(r, [HAND, HAND, HAND])
     assert len(ev) == 1 and ev[0]["t"] == round(1.0 + 2 / 15, 3)
+
+
+def test_a_false_card_read_in_some_reads_only_is_trimmed_from_a_full_hand() -> None:
+    # khv20 khmer-8120: a 2H's top pip read AH in two reads of three; the four laid cards in all
+    hand = ["2H", "4H", "5H", "6C"]
+    for margin, settles_at in ((2, 3), (None, None)):
+        r = RevealReader(RevealConfig(trim_weakest=margin), khmer=False)
+        r.request(["N"], 0.0, expected=4)
+        events: list[dict] = []
+        for i in range(9):
+            cards = hand + (["AH"] if i % 3 else [])
+            events += [(i, e) for e in r.offer("N", cards, [0.95] * len(cards), 1.0 + i / 15)]
+        if settles_at is None:
+            assert events == []
+        else:
+            (i, ev), = events
+            assert ev["hands"]["N"] == sorted(hand) and i == settles_at - 1 + 3  # the window's first trim
+    # a false card read in five reads of six is too close to the laid ones: no trim
+    r = RevealReader(RevealConfig(trim_weakest=2))
+    r.request(["N"], 0.0, expected=4)
+    for i in range(12):
+        cards = hand + ([] if i % 6 == 0 else ["AH"])
+        assert r.offer("N", cards, [0.95] * len(cards), 1.0 + i / 15) == []
+
+
+def test_a_false_card_dropped_leaves_a_twin_read_that_trim_twins_then_takes_out() -> None:
+    # khv20 khmer-8120, the last close: N's 3H read twice in every read, a pip read AH in two of three
+    hand = ["2H", "3H", "5H", "AS"]
+    r = RevealReader(RevealConfig(trim_weakest=2), khmer=False)
+    r.request(["N"], 0.0, expected=4)
+    events = []
+    for i in range(9):
+        cards = hand + ["3H"] + (["AH"] if i % 3 else [])
+        events += r.offer("N", cards, [0.9] * len(cards), 1.0 + i / 15)
+    assert len(events) == 1 and events[0]["hands"]["N"] == sorted(hand)

@@ -46,6 +46,14 @@ class RevealConfig:
     # decks, 2 Dec: no reveal, no close result). A real pair (two 6D of the two decks) is
     # kept unless the copies are the whole excess. False: off.
     trim_twins: bool = True
+    # When the hand's size is known and the vote holds more cards, drop those read at least
+    # this many times less often in the window than the `size`-th most read card (before
+    # `trim_twins` judges what is left): a false card that comes and goes (a pip read as an
+    # ace's index in some reads and not in others) is not a laid card read every time.
+    # Why: khv20 khmer-8120, N's 2H's top pip read AH in 2 reads of 3 (when the area was read
+    # together with N's row), so the vote held five cards for four and the reveal settled
+    # 2.6 s late, past the 1 s tolerance. None: off.
+    trim_weakest: int | None = 2
     # When the hand's size is known and a read's voted hand falls short of it with no card
     # the seat's candidate hand (`last`) lacks, the streak holds (neither grows nor restarts):
     # a laid card missed for a read or two is not evidence against it. Why: the dev6p
@@ -140,6 +148,8 @@ class RevealReader:
         size = self.expected.get(seat)
         if size is not None and 0 < len(voted) < size and cfg.fill_min_reads is not None:
             voted = _filled(voted, st.seen, size, cfg.fill_min_reads)
+        if size is not None and len(voted) > size and cfg.trim_weakest is not None:
+            voted = _weakest_dropped(voted, tally, size, cfg.trim_weakest)
         if size is not None and len(voted) > size and cfg.trim_twins:
             voted = _trimmed(voted, size)
         if not voted or (size is not None and len(voted) != size):
@@ -232,6 +242,19 @@ def _filled(voted: tuple[str, ...], seen: Counter[str], size: int, min_reads: in
 def _short_of(voted: tuple[str, ...], last: tuple[str, ...] | None, size: int) -> bool:
     """`voted` is a non-empty part of the full-size candidate `last` (see `hold_short`)."""
     return bool(voted) and last is not None and len(last) == size and len(voted) < size and not Counter(voted) - Counter(last)
+
+
+def _weakest_dropped(voted: tuple[str, ...], tally: Counter[tuple[str, int]], size: int, margin: int) -> tuple[str, ...]:
+    """`voted` without the cards read at least `margin` times less often (`tally`: reads per
+    (card, copy)) than the `size`-th most read one (see `trim_weakest`): what is left may
+    still hold a twin read, which `trim_twins` then judges."""
+    seen: Counter[str] = Counter()
+    counted = []
+    for c in voted:  # the k-th copy of a card is that card's k-th entry in the tally
+        counted.append((tally[(c, seen[c])], c))
+        seen[c] += 1
+    floor = sorted((n for n, _ in counted), reverse=True)[size - 1] - margin
+    return tuple(sorted(c for n, c in counted if n > floor))
 
 
 def _trimmed(voted: tuple[str, ...], size: int) -> tuple[str, ...]:
