@@ -132,11 +132,15 @@ class KhmerTracker:
 
     def _laid_over(self, kind: str, player: str, pairs: tuple[tuple[str, str], ...]) -> bool:
         """One row card renamed while its owner is to move (`correction_on_turn_is_play`)."""
-        if not self.correction_on_turn_is_play or kind != "row" or len(pairs) != 1 or self._last_move is None:
+        if not self.correction_on_turn_is_play or kind != "row" or len(pairs) != 1 or self._last_mover is None:
             return False
         was, now = pairs[0]
-        mover = self._last_move[0].partition(":")[2]
-        return mover != player and was in self.rows.get(player, []) and now not in self.rows.get(player, [])
+        return self._last_mover != player and was in self.rows.get(player, []) and now not in self.rows.get(player, [])
+
+    @property
+    def _last_mover(self) -> str | None:
+        """The player who made the last play, steal or discard (the owner of its zone)."""
+        return None if self._last_move is None else self._last_move[0].partition(":")[2]
 
     def _play_over(self, player: str, ch: ZoneChange, t: float) -> tuple[list[Event], list[Event]]:
         """`ch`'s one renamed card covered (hidden in the row) and the new one played."""
@@ -272,9 +276,9 @@ class KhmerTracker:
     def _own_turn_copy(self, player: str, held: list[str], card: str) -> bool:
         """`card` is already in `held` (a zone of `player`) and `player` made the last move
         (`own_turn_copy_is_reread`)."""
-        if not self.own_turn_copy_is_reread or self.twin_s is None or self._last_move is None:
+        if not self.own_turn_copy_is_reread or self.twin_s is None:
             return False
-        return card in held and self._last_move[0].partition(":")[2] == player
+        return card in held and self._last_mover == player
 
     def _pile(self, player: str, ch: ZoneChange, t: float) -> tuple[list[Event], list[Event]]:
         events: list[Event] = []
