@@ -346,7 +346,12 @@ def reset(t: Table, cards: tuple[str, ...], policy: str) -> tuple[Table, list[An
             unknown -= 1
         else:
             where = locate(t, card)
-            seen = f"already in {', '.join(where)}" if where else "all its copies already seen"
+            if where:
+                seen = f"already in {', '.join(where)}"
+            elif led.pool[card] > 0:  # unseen, but the reserve's cards are all known: a hand holds it
+                seen = "the reserve holds no unseen card (it must be in a hand)"
+            else:
+                seen = "all its copies already seen"
             led.anomaly(card, f"reset: {card} dealt from the reserve but {seen}")
             led.excess.append(card)
             if unknown > 0:

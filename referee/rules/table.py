@@ -43,6 +43,9 @@ class TableState:
     out: tuple[int, ...] = ()  # teams out of play (Kemps, last team standing)
     pending: tuple[CallRecord, ...] = ()  # calls waiting for a reveal
     judged: int = 0  # calls already judged in this hand's reveal
+    # Players whose call was judged in this reveal: with `all_judged` each player's first call
+    # is scored and a repeat is only logged (else "cut N" said four times scored four letters).
+    callers: tuple[str, ...] = ()
     banned: tuple[int, ...] = ()  # Kem's: teams that may not say Contre Kem's
     show_left: tuple[str, ...] = ()  # Kem's: players who still have to show cards
     redraw_left: tuple[str, ...] = ()  # Kem's: players who must redraw
@@ -215,7 +218,7 @@ class TableGame(Reducer):
             step.say("hand_abandoned")
         dealer = self._next_dealer(s)
         banned = s.banned if self.rules.get("contre_ban") == "game" else ()
-        step.set(phase="deal", table=None, pending=(), judged=0, show_left=(), redraw_left=(),
+        step.set(phase="deal", table=None, pending=(), judged=0, callers=(), show_left=(), redraw_left=(),
                  swapped=False, dealer=dealer, banned=banned, ended=False)
         step.say("new_hand", dealer=dealer)
 
@@ -231,7 +234,7 @@ class TableGame(Reducer):
         hands = self._card_hands(e.hands or {}, "deal")
         players = self.active_players(s)
         table = mk.deal(self.deck, players, self.rules.hand_size, e.market, hands)
-        step.set(phase="play", table=table, hand_no=s.hand_no + 1, pending=(), judged=0,
+        step.set(phase="play", table=table, hand_no=s.hand_no + 1, pending=(), judged=0, callers=(),
                  swapped=False, ended=False)
         step.say("deal", hand=s.hand_no + 1, dealer=s.dealer)
         self._after_deal(step)
@@ -384,7 +387,7 @@ class TableGame(Reducer):
         seats = self.scoring.seats(self, s, e)
         record = CallRecord(e.call, e.by, e.target, seats)
         first_only = self.rules.simultaneous_calls == "first_judged"
-        if s.phase == "hand_over" and first_only:
+        if s.phase == "hand_over" and (first_only or e.by in s.callers):
             self._judge_one(step, record, scored=False)
             return
         if s.phase == "reveal":
@@ -392,7 +395,7 @@ class TableGame(Reducer):
         else:
             step.set(pending=(record,), phase="reveal")
             if s.phase in LIVE:
-                step.set(judged=0)
+                step.set(judged=0, callers=())
         if not self._try_resolve(step):
             seats = list(self.awaiting(step.state)["seats"])
             step.say("reveal_request", call=e.call, by=e.by, seats=seats)
@@ -406,7 +409,11 @@ class TableGame(Reducer):
         effects = []
         first_only = self.rules.simultaneous_calls == "first_judged"
         for call in s.pending:
-            scored = not (first_only and step.state.judged > 0) and step.state.phase != "over"
+            scored = (
+                not (first_only and step.state.judged > 0)
+                and call.by not in step.state.callers
+                and step.state.phase != "over"
+            )
             effects.append(self._judge_one(step, call, scored))
         if step.state.phase == "over":
             step.set(pending=())
@@ -423,7 +430,7 @@ class TableGame(Reducer):
 
     def _judge_one(self, step: Step, call: CallRecord, scored: bool) -> str:
         effect = self.scoring.judge(self, step, call, scored)
-        step.set(judged=step.state.judged + 1)
+        step.set(judged=step.state.judged + 1, callers=(*step.state.callers, call.by))
         return effect
 
     def _reveal(self, step: Step, e: ev.Reveal) -> None:

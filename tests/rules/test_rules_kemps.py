@@ -308,6 +308,24 @@ def test_simultaneous_calls_all_judged():
     assert letters(game, state) == {"N+S": "K", "E+W": "K"}
 
 
+def test_all_judged_scores_each_player_once_per_reveal():
+    # Found by a rules audit (7 Dec): with all_judged every call after the hand was over was
+    # scored, so "cut N" said four times gave N+S four letters.
+    events = [DEAL, call("kemps", "S"), *[call("cut", "E", "N")] * 4]
+    game, state, results, said = play(header("kemps", {"simultaneous_calls": "all_judged"}), events)
+    assert [(c["by"], c["scored"]) for c in calls(results)] == [("S", True), ("E", True), *[("E", False)] * 3]
+    assert letters(game, state) == {"N+S": "K", "E+W": "K"} and "call_late" in said
+
+
+def test_all_judged_the_same_call_twice_in_one_reveal_scores_once():
+    rules = {"simultaneous_calls": "all_judged"}
+    game, state, _, _ = play(header("kemps", rules), [HIDDEN_DEAL, call("kemps", "S"), call("kemps", "S")])
+    assert state.phase == "reveal"
+    r = game.apply(state, {"type": "reveal", "hands": {"N": HANDS["N"]}})
+    assert [(c["by"], c["scored"]) for c in calls(r.results)] == [("S", True), ("S", False)]
+    assert letters(game, r.state) == {"N+S": "", "E+W": "K"}
+
+
 def test_late_call_after_the_hand_is_logged_not_scored():
     game, state, results, said = play(header("kemps"), [DEAL, call("kemps", "S"), call("cut", "S", "W")])
     assert [c["scored"] for c in calls(results)] == [True, False]
