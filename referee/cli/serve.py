@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 import socket
 import time
 from pathlib import Path
@@ -96,6 +97,11 @@ def build_header(args: argparse.Namespace, meta: dict[str, Any] | None = None) -
         players = DEFAULT_PLAYERS[game].split(",")
     if len(set(players)) != len(players):
         raise CliError("--players: each seat must have a different name")
+    from referee.server.models import SEAT_PATTERN
+
+    bad = [p for p in players if not re.fullmatch(SEAT_PATTERN, p)]
+    if bad:  # the API refuses calls by such a seat: refuse the game instead of a dead seat
+        raise CliError(f"--players: {', '.join(map(repr, bad))}: a name is 1-24 letters, digits, spaces or _ ' . -")
     rules = parse_rules(args.rules) if args.rules else (dict(meta.get("rules") or {}) if same else {})
     header: dict[str, Any] = {"game": game, "rules": rules, "players": players}
     if game != "khmer":

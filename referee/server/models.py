@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 CallKind = Literal["kemps", "cut", "kems", "double_kems", "contre_kems"]
-SEAT_PATTERN = r"^[A-Za-z0-9_ \-]{1,24}$"
+# Letters of any script (José, Zoé, Ана), digits, space, _ ' . -: the names a table uses. It was
+# ASCII only, while a new game took any name: a player "José" was seated and could never call.
+SEAT_PATTERN = r"^[\w' .\-]{1,24}$"
+Seat = Annotated[str, Field(pattern=SEAT_PATTERN)]
 
 
 def _card(value: str) -> str:
@@ -102,8 +105,8 @@ class NewGameIn(Strict):
     """Start a new game (the current one is archived next to the database)."""
 
     game: Literal["kemps", "kems", "khmer"] | None = None
-    players: list[str] | None = Field(default=None, min_length=2, max_length=12)
-    teams: list[list[str]] | None = None
+    players: list[Seat] | None = Field(default=None, min_length=2, max_length=12)
+    teams: list[list[Seat]] | None = None
     rules: dict[str, Any] | str | None = None
 
 

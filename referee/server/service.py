@@ -175,7 +175,7 @@ class GameService:
         new_game(header)  # a bad header is refused before the current game is touched
         self._close()
         self.late.clear()
-        stamp = time.strftime("%Y%m%d-%H%M%S")
+        stamp = _free_stamp(self.db_path, time.strftime("%Y%m%d-%H%M%S"))
         for suffix in ("", "-wal", "-shm"):
             src = Path(str(self.db_path) + suffix)
             if src.exists():
@@ -243,3 +243,14 @@ class GameService:
         }
         for listener in list(self.listeners):
             listener(self.snapshot)
+
+
+def _free_stamp(db_path: Path, stamp: str) -> str:
+    """`stamp`, or `stamp-2`, `stamp-3`…: an archive name no earlier archive holds. Two new
+    games within one second (a double click) used to move the second archive over the first,
+    which lost the game played before them."""
+    name, n = stamp, 1
+    while any(Path(f"{db_path}.{name}{suffix}").exists() for suffix in ("", "-wal", "-shm")):
+        n += 1
+        name = f"{stamp}-{n}"
+    return name

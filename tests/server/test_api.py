@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from .conftest import CODE, HEADER, deal
 
 
@@ -140,6 +142,22 @@ def test_undo_and_new_hand(make_client):
         assert client.get("/api/game").json()["awaiting"]["kind"] == "deal"
 
 
+def test_undoing_a_confirmed_reveal_asks_for_it_again(make_client):
+    # Found by a server audit (7 Dec): the undo cleared the reveal draft after the game had
+    # gone back to awaiting the reveal, so the dashboard hid the box and Confirm gave 409.
+    with make_client() as client:
+        deal(client)
+        client.post("/api/calls", json={"call": "cut", "by": "E", "target": "N"})
+        client.post("/api/reveal/correct", json={"seat": "N", "cards": ["7S", "7C", "9D", "7H"]})
+        assert client.post("/api/reveal/confirm", json={}).status_code == 200
+        assert client.post("/api/game/undo").status_code == 200
+        state = client.get("/api/state").json()
+        assert state["game"]["awaiting"]["kind"] == "reveal" and state["reveal"]["seats"] == ["N"]
+        client.post("/api/reveal/correct", json={"seat": "N", "cards": ["7S", "7C", "9D", "7H"]})
+        assert client.post("/api/reveal/confirm", json={}).status_code == 200
+        assert client.get("/api/game").json()["awaiting"]["kind"] == "deal"  # the Cut ended the hand
+
+
 def test_restart_restores_the_exact_game(make_client, tmp_path: Path):
     db = tmp_path / "kept.sqlite"
     with make_client(db=db) as client:
@@ -163,6 +181,24 @@ def test_new_game_archives_the_old_one(make_client, tmp_path: Path):
         assert r.json()["header"]["game"] == "kems"
         assert client.get("/api/game").json()["awaiting"]["kind"] == "deal"
     assert any(p.name.startswith("g.sqlite.") for p in tmp_path.iterdir())
+
+
+def test_two_new_games_in_one_second_keep_both_archives(make_client, tmp_path: Path):
+    # Found by a server audit (7 Dec): archives were named to the second, so a double click on
+    # "new game" moved the empty game's file over the archive of the game played before it.
+    db = tmp_path / "g.sqlite"
+    with make_client(db=db) as client:
+        deal(client)
+        client.post("/api/calls", json={"call": "kemps", "by": "N"})
+        assert client.post("/api/game/new", json={}).status_code == 200
+        assert client.post("/api/game/new", json={}).status_code == 200
+    from referee.session import Session
+
+    archives = sorted(p for p in tmp_path.iterdir() if p.name.startswith("g.sqlite.") and p.suffix != ".join-code"
+                      and not p.name.endswith(("-wal", "-shm")))
+    assert len(archives) == 2
+    counts = sorted(len(Session.open(p).events()) for p in archives)
+    assert counts == [0, 2]
 
 
 def test_rules_endpoint_lists_variants(make_client):
@@ -191,3 +227,34 @@ def test_api_docs_page_is_local(make_client):
         for name in ("index.html", "phone.html"):
             html = (client.app.state.settings.web_dir / name).read_text()
             assert "https://" not in html and "http://" not in html  # nothing from the internet
+
+
+def test_players_with_accents_can_call_join_and_be_revealed(make_client):
+    # Found by a server audit (7 Dec): seats were ASCII-only in the API while a game took any
+    # name, so "José" was seated but every call by him was refused (422).
+    names = {"game": "kems", "rules": {}, "players": ["José", "Zoé", "D'Arcy", "Léa"],
+             "teams": [["José", "D'Arcy"], ["Zoé", "Léa"]]}
+    with make_client(header=names) as client:
+        deal(client)
+        r = client.post("/api/phones/join", json={"code": CODE, "seat": "Zoé"})
+        assert r.status_code == 200, r.text
+        r = client.post("/api/calls", json={"call": "kems", "by": "José"})
+        assert r.status_code == 200, r.text
+        r = client.post("/api/reveal/correct", json={"seat": "D'Arcy", "cards": ["7S", "7C", "7D", "7H"]})
+        assert r.status_code == 200, r.text
+    with make_client() as client:  # a name the API could never accept is refused up front
+        r = client.post("/api/game/new", json={"players": ["N", "E", "S", "<W>"]})
+        assert r.status_code == 422
+
+
+def test_serve_refuses_a_player_name_the_api_cannot_take():
+    import argparse
+
+    from referee.cli.main import CliError
+    from referee.cli.serve import build_header
+
+    args = argparse.Namespace(game="kemps", players="N,E,S,W/x", rules=None, teams=None)
+    with pytest.raises(CliError, match="W/x"):
+        build_header(args)
+    args.players = "José,Zoé,Léa,Inès"
+    assert build_header(args)["players"] == ["José", "Zoé", "Léa", "Inès"]

@@ -106,7 +106,9 @@ async def undo(live: LiveDep) -> OutcomeOut:
         outcome = await live.service.undo()
     except (IndexError, ValueError, LookupError) as exc:
         raise ApiError(409, "nothing_to_undo", str(exc) or "Nothing to undo.") from exc
-    live.reveal = None
+    # No `live.reveal = None` here: the snapshot listener (`LiveReferee._follow_awaiting`) has
+    # already made the reveal draft follow what the game awaits now. Clearing it after that
+    # left an undone reveal awaited with no draft: the box hidden and Confirm refused.
     live.push_state()
     return OutcomeOut(**outcome.to_json())
 
