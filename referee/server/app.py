@@ -24,6 +24,7 @@ from referee.server.access import LOOPBACK, PUBLIC_PATHS, code_matches, on_local
 from referee.server.connections import ConnectionManager
 from referee.server.errors import error_response, install_error_handlers
 from referee.server.feed import FrameFeed, PipelineLike, SourceFactory
+from referee.server.limits import BodyLimit
 from referee.server.live import LiveReferee, calibration_path
 from referee.server.routers import game, phones, table, video, ws
 from referee.server.service import GameService
@@ -110,6 +111,7 @@ def create_app(settings: ServerSettings, *, pipeline_factory: PipelineFactory | 
     app.state.settings = settings
     install_error_handlers(app)
     install_lan_guard(app, settings)
+    app.add_middleware(BodyLimit)
     for module in (game, table, phones, video, ws):
         app.include_router(module.router)
     mount_web(app, settings)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 CallKind = Literal["kemps", "cut", "kems", "double_kems", "contre_kems"]
 # Letters of any script (José, Zoé, Ана), digits, space, _ ' . -: the names a table uses. It was
@@ -48,11 +48,25 @@ class CallOut(BaseModel):
     results: list[dict[str, Any]] = []
 
 
+MAX_EVENT_DEPTH = 16  # lists and dicts in one event: a reveal is 3 deep, a meta a few more
+
+
 class EventIn(BaseModel):
     """Any public game-log event (docs/game-log.md), e.g. {"type": "stale"}."""
 
     model_config = ConfigDict(extra="allow")
     type: str = Field(pattern=r"^[a-z_]{2,24}$")
+
+    @model_validator(mode="after")
+    def _not_too_deep(self) -> EventIn:
+        # The event is kept in the session log and sent back in every state message; nested
+        # past ~255 levels it could no longer be serialised, and every state endpoint failed
+        # with 500, even after a restart (found by a server audit, 7 Dec).
+        from referee.server.limits import depth
+
+        if depth(self.model_extra or {}) > MAX_EVENT_DEPTH:
+            raise ValueError(f"the event nests lists or objects more than {MAX_EVENT_DEPTH} deep")
+        return self
 
 
 class OutcomeOut(BaseModel):

@@ -258,3 +258,32 @@ def test_serve_refuses_a_player_name_the_api_cannot_take():
         build_header(args)
     args.players = "José,Zoé,Léa,Inès"
     assert build_header(args)["players"] == ["José", "Zoé", "Léa", "Inès"]
+
+
+def test_oversized_or_deeply_nested_events_are_refused(make_client):
+    # Found by a server audit (7 Dec): a 20 MB event was refused by the referee but kept in the
+    # recent log and sent back in every state message; an event nested 260 deep made every
+    # state endpoint answer 500, even after a restart.
+    with make_client() as client:
+        deal(client)
+        big = {"type": "stale", "meta": {"x": "a" * 400_000}}
+        r = client.post("/api/events", json=big)
+        assert r.status_code == 413 and r.json()["error"] == "body_too_large"
+
+        def chunks():  # no content-length: counted as it streams in
+            yield b'{"type": "stale", "meta": {"x": "'
+            for _ in range(40):
+                yield b"a" * 10_000
+            yield b'"}}'
+
+        r = client.post("/api/events", content=chunks(), headers={"content-type": "application/json"})
+        assert r.status_code == 413
+        deep: dict = {"type": "stale", "meta": {}}
+        node = deep["meta"]
+        for _ in range(260):
+            node["n"] = {}
+            node = node["n"]
+        r = client.post("/api/events", json=deep)
+        assert r.status_code == 422 and "deep" in r.json()["message"]
+        assert client.get("/api/state").status_code == 200
+        assert client.post("/api/events", json={"type": "stale", "meta": {"by": "dealer"}}).status_code == 200

@@ -223,6 +223,14 @@ def test_feed_appends_camera_events_and_streams_frames(make_client, tmp_path: Pa
         assert Path(r.json()["saved_to"]).exists()
         r = client.put("/api/table/layout/zones/nowhere", json={"polygon": [[0, 0], [1, 0], [1, 1]]})
         assert r.status_code == 400 and r.json()["error"] == "bad_zone"
+        # A NaN corner (valid to Python's JSON parser) used to be stored and stop the feed.
+        r = client.put("/api/table/layout/zones/market", content=b'{"polygon": [[NaN, 250], [780, 250], [780, 470]]}',
+                       headers={"content-type": "application/json"})
+        assert r.status_code == 422 and r.json()["error"]
+        r = client.put("/api/table/layout/zones/market", json={"polygon": [[5e9, 250], [780, 250], [780, 470]]})
+        assert r.status_code == 400 and r.json()["error"] == "bad_zone"
+        assert client.get("/api/table/layout").json()["zones"]["market"][0] == [500.0, 250.0]
+        assert client.get("/api/state").json()["feed"].get("error") is None
 
 
 def test_missing_reader_is_reported_not_fatal(make_client, tmp_path: Path):

@@ -258,9 +258,14 @@ def _check_keys(d: dict[str, Any], allowed: tuple[str, ...], prefix: str, source
             raise LayoutError(f"{source}: unknown key '{prefix}{key}' (allowed: {', '.join(allowed)})")
 
 
+MAX_COORD = 100_000.0  # px: far beyond any camera; larger is a typo or garbage
+
+
 def _point(v: Any, where: str, source: str) -> Point:
     if not (isinstance(v, list | tuple) and len(v) == 2 and all(isinstance(c, int | float) for c in v)):
         raise LayoutError(f"{source}: '{where}' must be a point [x, y]")
+    if not all(math.isfinite(c) and abs(c) <= MAX_COORD for c in v):  # NaN stopped the camera feed
+        raise LayoutError(f"{source}: '{where}' has a point {list(v)} that is not a pixel position")
     return float(v[0]), float(v[1])
 
 

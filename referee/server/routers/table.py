@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, FiniteFloat
 
 from referee.server.deps import LiveDep, TableAccess
 from referee.server.errors import ERROR_RESPONSES, ApiError
@@ -16,7 +16,8 @@ router = APIRouter(prefix="/api/table", tags=["table"], dependencies=[TableAcces
 class ZoneIn(BaseModel):
     """A zone outline in layout pixels (the layout's `size`), at least 3 points."""
 
-    polygon: list[tuple[float, float]] = Field(min_length=3, max_length=32)
+    # Finite: a NaN corner was stored in the layout file and stopped the camera feed.
+    polygon: list[tuple[FiniteFloat, FiniteFloat]] = Field(min_length=3, max_length=32)
 
 
 @router.get("", summary="The stable table reading and the camera status")
