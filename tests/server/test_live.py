@@ -83,6 +83,9 @@ def test_heard_voice_call_is_judged_when_confirmed(make_client):
         assert client.get("/api/state").json()["heard"][0]["id"] == heard
         r = client.post(f"/api/voice/heard/{heard}/confirm", json={})
         assert r.status_code == 400 and r.json()["error"] == "caller_required"
+        # a refused confirmation leaves the call waiting (a server audit, 7 Dec: it was gone)
+        r = client.post(f"/api/voice/heard/{heard}/confirm", json={"by": "Q"})
+        assert r.status_code == 400 and r.json()["error"] == "unknown_seat"
         r = client.post(f"/api/voice/heard/{heard}/confirm", json={"by": "S"})
         assert r.status_code == 200 and r.json()["event"]["by"] == "S"
         calls = client.get("/api/calls").json()["calls"]
@@ -90,8 +93,19 @@ def test_heard_voice_call_is_judged_when_confirmed(make_client):
         assert client.post(f"/api/voice/heard/{heard}/confirm", json={"by": "S"}).status_code == 404
 
 
-async def _add_heard(live: Any) -> str:
-    return live.add_heard("kemps", None, None, 0.7, 3.2, 0.0).id
+def test_a_heard_cut_without_target_waits_for_one(make_client):
+    with make_client() as client:
+        deal(client)
+        live = client.app.state.live
+        heard = client.portal.call(lambda: _add_heard(live, "cut"))  # "stop kemps": no target
+        r = client.post(f"/api/voice/heard/{heard}/confirm", json={"by": "S"})
+        assert r.status_code == 400 and r.json()["error"] == "target_required"
+        r = client.post(f"/api/voice/heard/{heard}/confirm", json={"by": "S", "target": "E"})
+        assert r.status_code == 200 and r.json()["event"]["target"] == "E"
+
+
+async def _add_heard(live: Any, call: str = "kemps") -> str:
+    return live.add_heard(call, None, None, 0.7, 3.2, 0.0).id
 
 
 # ---- the arbiter on its own ------------------------------------------------------------

@@ -160,15 +160,21 @@ async def rules(game: str) -> dict[str, Any]:
 @router.post("/voice/heard/{heard_id}/confirm", summary="Confirm a voice call shown as 'heard: …?'",
              description="Judged when confirmed (a tap cannot be back-dated); the audio time is kept.")
 async def confirm_heard(heard_id: str, body: HeardConfirmIn, live: LiveDep) -> CallOut:
-    heard = live.heard.pop(heard_id, None)
+    heard = live.heard.get(heard_id)
     if heard is None:
         raise ApiError(404, "not_found", "That voice call is no longer waiting.")
     by = body.by or heard.by
     target = body.target or heard.target
+    # Every check before the item is taken: a refused confirmation (no caller, a seat not at
+    # the table, a Cut with no target: "stop kemps") leaves it waiting for a right one.
     if not by:
-        live.heard[heard_id] = heard
         raise ApiError(400, "caller_required", "Say who called: pick the caller's seat.")
     check_seat(live, by, "Caller")
+    check_seat(live, target, "Target")
+    if heard.call == "cut" and not target:
+        raise ApiError(400, "target_required", "A Cut must name the player it accuses: pick the target.")
+    if live.heard.pop(heard_id, None) is None:  # confirmed meanwhile by another tap
+        raise ApiError(404, "not_found", "That voice call is no longer waiting.")
     return call_out(await live.call(heard.call, by, target, "voice", audio_t=heard.audio_t))
 
 
