@@ -45,7 +45,7 @@ class LiveReferee:
         self.manager = manager
         self.loop = loop
         self.arbiter = CallArbiter(judge=self._judge, window_s=settings.call_window_s)
-        self.phones = PhoneRegistry()
+        self.phones = PhoneRegistry(path=Path(f"{settings.db_path}.phones.json"))
         self.phone_limits = TokenBucket(settings.phone_calls_per_s, settings.phone_call_burst)
         self.join_limits = TokenBucket(settings.joins_per_minute / 60.0, settings.joins_per_minute)
         self.feed: FrameFeed | None = None

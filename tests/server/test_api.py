@@ -171,6 +171,25 @@ def test_restart_restores_the_exact_game(make_client, tmp_path: Path):
     assert after["view"] == before["view"] and after["standings"] == before["standings"]
 
 
+def test_a_restart_keeps_the_joined_phones(make_client, tmp_path: Path):
+    # Found by a server audit (7 Dec): tokens lived in memory only, so after a restart every
+    # phone got 401, cleared its login, and its first buzz was lost.
+    db = tmp_path / "kept.sqlite"
+    with make_client(db=db) as client:
+        deal(client)
+        token = client.post("/api/phones/join", json={"code": CODE, "seat": "S", "name": "Sam"}).json()["token"]
+    (tmp_path / "other.sqlite.phones.json").write_text("not json")  # a damaged file: a rejoin, not a crash
+    with make_client(db=tmp_path / "other.sqlite") as client:
+        assert client.get("/api/phones/me", headers={"X-Phone-Token": token}).status_code == 401
+    with make_client(db=db) as client:
+        me = client.get("/api/phones/me", headers={"X-Phone-Token": token})
+        assert me.status_code == 200 and me.json()["seat"] == "S" and me.json()["name"] == "Sam"
+        r = client.post("/api/phones/call", json={"call": "kemps"}, headers={"X-Phone-Token": token})
+        assert r.status_code == 200 and r.json()["event"]["by"] == "S"
+        second = client.post("/api/phones/join", json={"code": CODE, "seat": "N"}).json()
+        assert second["id"] == "p2" and second["token"] != token
+
+
 def test_new_game_archives_the_old_one(make_client, tmp_path: Path):
     db = tmp_path / "g.sqlite"
     with make_client(db=db) as client:
@@ -194,8 +213,9 @@ def test_two_new_games_in_one_second_keep_both_archives(make_client, tmp_path: P
         assert client.post("/api/game/new", json={}).status_code == 200
     from referee.session import Session
 
-    archives = sorted(p for p in tmp_path.iterdir() if p.name.startswith("g.sqlite.") and p.suffix != ".join-code"
-                      and not p.name.endswith(("-wal", "-shm")))
+    import re
+
+    archives = sorted(p for p in tmp_path.iterdir() if re.fullmatch(r"g\.sqlite\.\d{8}-\d{6}(-\d+)?", p.name))
     assert len(archives) == 2
     counts = sorted(len(Session.open(p).events()) for p in archives)
     assert counts == [0, 2]
