@@ -38,21 +38,23 @@ def _header(args: argparse.Namespace) -> dict[str, Any]:
     from referee.cli.main import CliError
     from vision.sim.recording import default_header
 
+    from referee.cli.serve import parse_teams
+    from referee.rules.engine import new_game
+
     header = default_header(args.game)
     if args.players:
-        players = [p.strip() for p in args.players.split(",") if p.strip()]
-        header["players"] = players
-        if args.game != "khmer":
-            if args.teams:
-                teams = [t.split("+") for t in args.teams.split(",")]
-            else:  # facing pairs: seat i with seat i + n/2
-                half = len(players) // 2
-                teams = [[players[i], players[i + half]] for i in range(half)]
-            header["teams"] = teams
-    elif args.teams and args.game != "khmer":
-        header["teams"] = [t.split("+") for t in args.teams.split(",")]
-    if args.game != "khmer" and sorted(p for t in header["teams"] for p in t) != sorted(header["players"]):
-        raise CliError(f"--teams {args.teams} does not cover the players {','.join(header['players'])}")
+        header["players"] = [p.strip() for p in args.players.split(",") if p.strip()]
+    if args.game != "khmer" and (args.players or args.teams):
+        # the same team syntax as `serve` (NS,EW or N+S,E+W; default: partners facing)
+        teams = parse_teams(args.teams, header["players"])
+        if not teams:
+            raise CliError(f"--players: {len(header['players'])} players do not sit in teams of two or three "
+                           "evenly; give --teams, e.g. --teams A+C,B+D")
+        header["teams"] = teams
+    try:  # the referee's own checks (unique names, player count, partners side by side)
+        new_game(header)
+    except ValueError as exc:
+        raise CliError(str(exc).removeprefix("header: ")) from None
     return header
 
 
@@ -68,7 +70,7 @@ def _load_calls(path: str | None) -> list[dict[str, Any]]:
         raise CliError(str(exc)) from None
     out = []
     for no, ev in rows:
-        if not isinstance(ev, dict) or not isinstance(ev.get("t"), (int, float)):
+        if not isinstance(ev, dict) or not isinstance(ev.get("t"), (int, float)) or not isinstance(ev.get("type"), str):
             raise CliError(f"{path}:{no}: each line needs a 'type' and a time 't'")
         out.append(ev)
     return sorted(out, key=lambda e: float(e["t"]))
@@ -89,6 +91,10 @@ def run(args: argparse.Namespace) -> int:
 
     video = Path(args.video)
     out = Path(args.out)
+    if not video.is_file():
+        raise CliError(f"{video}: {'is a folder, not a video' if video.is_dir() else 'no such file'}")
+    if out.exists() and not out.is_dir():
+        raise CliError(f"--out {out}: is a file; give a folder to write the recording into")
     if out.exists() and any(out.iterdir()):
         raise CliError(f"{out}: exists and is not empty")
     cap = cv2.VideoCapture(str(video))

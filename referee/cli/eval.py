@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from referee.cli.main import add_precision_arg
+from referee.cli.main import add_precision_arg, positive_float
 
 
 def register(subparsers: Any) -> None:
@@ -28,7 +28,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--model", default=None, help="card reader model folder (default: the reader's own default)")
     add_precision_arg(p)
     p.add_argument(
-        "--tolerance", type=float, default=1.0,
+        "--tolerance", type=positive_float, default=1.0,
         help="time tolerance in seconds for matching events, also the market slack around a truth change "
         "(the strict market figure has none; datasets/README.md) (default: 1.0)",
     )  # fmt: skip

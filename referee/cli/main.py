@@ -12,6 +12,8 @@ from __future__ import annotations
 import argparse
 import importlib
 import importlib.util
+import math
+import os
 import sys
 from collections.abc import Sequence
 
@@ -51,6 +53,50 @@ def add_precision_arg(p: argparse.ArgumentParser) -> None:
     )  # fmt: skip
 
 
+def camera_index(value: str) -> int:
+    """argparse type: a webcam index, 0 or more (OpenCV crashes the process on a negative one)."""
+    try:
+        n = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a camera index: {value!r}") from None
+    if n < 0:
+        raise argparse.ArgumentTypeError(f"a camera index is 0 or more, not {n}")
+    return n
+
+
+def positive_float(value: str) -> float:
+    """argparse type: a finite number over 0 (a time, a rate, a tolerance)."""
+    try:
+        x = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {value!r}") from None
+    if not (math.isfinite(x) and x > 0):
+        raise argparse.ArgumentTypeError(f"must be a finite number over 0, not {value}")
+    return x
+
+
+def nonnegative_float(value: str) -> float:
+    """argparse type: a finite number, 0 or more."""
+    try:
+        x = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {value!r}") from None
+    if not (math.isfinite(x) and x >= 0):
+        raise argparse.ArgumentTypeError(f"must be a finite number, 0 or more, not {value}")
+    return x
+
+
+def port_number(value: str) -> int:
+    """argparse type: a TCP port, 1-65535, or 0 for any free one."""
+    try:
+        n = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a port number: {value!r}") from None
+    if not 0 <= n <= 65535:
+        raise argparse.ArgumentTypeError(f"a port is 1 to 65535 (0: any free one), not {n}")
+    return n
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="referee",
@@ -80,6 +126,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except Exception as exc:
+        # A file the user named that cannot be written or read as text, or a YAML file that
+        # does not parse, is the user's to fix: one line, not a traceback (REFEREE_TRACEBACK=1
+        # shows it). Anything else is a bug and keeps its traceback.
+        message = environment_error(exc)
+        if message is None or os.environ.get("REFEREE_TRACEBACK"):
+            raise
+        print(f"referee {args.command}: error: {message}", file=sys.stderr)
+        return 2
+
+
+def environment_error(exc: BaseException) -> str | None:
+    """One line for an error of the user's files or machine, else None."""
+    if isinstance(exc, OSError) and exc.strerror:
+        where = f": {exc.filename}" if exc.filename else ""
+        return f"{exc.strerror}{where}"
+    if isinstance(exc, UnicodeDecodeError):
+        return f"a file is not UTF-8 text ({exc.reason} at byte {exc.start})"
+    if type(exc).__module__.split(".")[0] == "yaml":  # yaml.YAMLError and its kinds
+        return f"a YAML file does not parse: {' '.join(str(exc).split())}"
+    return None
 
 
 if __name__ == "__main__":  # pragma: no cover

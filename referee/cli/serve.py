@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from referee.cli.main import CliError, add_precision_arg
+from referee.cli.main import CliError, add_precision_arg, camera_index, nonnegative_float, port_number
 from referee.cli.recording import folder_meta, folder_video, videos_in
 
 REPO = Path(__file__).resolve().parents[2]
@@ -22,7 +22,7 @@ def register(sub: Any) -> None:
                        description="Serve the referee dashboard at http://HOST:PORT. The game is kept in an "
                                    "SQLite event log (--db): restart with the same --db and the game resumes.")
     src = p.add_mutually_exclusive_group()
-    src.add_argument("--camera", type=int, metavar="N", help="webcam index (0 is the first camera)")
+    src.add_argument("--camera", type=camera_index, metavar="N", help="webcam index (0 is the first camera)")
     src.add_argument("--video", type=Path, metavar="PATH", help="a video file or a recording folder to referee, played in real time")
     src.add_argument("--demo", action="store_true",
                      help="play the bundled sample recording of the chosen game in a loop (no camera needed)")
@@ -38,17 +38,19 @@ def register(sub: Any) -> None:
                         "one letter, or with '+' (Ana+Bo,Cy+Di); default: partners facing")
     p.add_argument("--db", type=Path,
                    help="the game's SQLite event log (default runs/serve/game.sqlite; with --demo a new "
-                        "runs/serve/demo-TIME.sqlite); an existing one resumes exactly where it was")
+                        "runs/serve/demo-TIME.sqlite); an existing one resumes exactly where it was, unless "
+                        "--game, --players, --teams or --rules ask for another game: then it is archived "
+                        "beside it (never deleted) and the new game starts")
     p.add_argument("--layout", help="table layout (name in configs/layouts/ or a YAML file)")
     p.add_argument("--model", type=Path, help="card reader model folder (default: the bundled export)")
     add_precision_arg(p)
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only)")
-    p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    p.add_argument("--port", type=port_number, default=8000, help="port (default 8000; 0: any free one)")
     p.add_argument("--lan", action="store_true",
                    help="reachable from the local network; phones join with the code shown as a QR code")
     p.add_argument("--join-code", metavar="DIGITS", help="fix the join code instead of a random one")
     p.add_argument("--no-voice", action="store_true", help="refuse microphone streams (/ws/mic)")
-    p.add_argument("--call-window", type=float, default=0.15, metavar="S",
+    p.add_argument("--call-window", type=nonnegative_float, default=0.15, metavar="S",
                    help="seconds calls are held to order them by their own time (default 0.15)")
     p.set_defaults(func=run)
 
@@ -127,6 +129,58 @@ def demo_video(game: str) -> Path:
         if videos:
             return videos[0]
     raise CliError(f"no sample recording in {SAMPLES / game} (run `referee serve --video PATH` with your own)")
+
+
+def prepare_db(db: Path, header: dict[str, Any], args: argparse.Namespace) -> None:
+    """Check `--db` before serving: a folder or a file that is no game log is one clear error;
+    a stored game that the game flags contradict is archived (a plain `serve --game khmer`
+    used to resume the Kemps game kept in the default file, flags silently ignored)."""
+    if db.is_dir():
+        raise CliError(f"--db {db}: is a folder; give a file path such as {db / 'game.sqlite'}")
+    if not db.exists():
+        try:
+            db.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise CliError(f"--db {db}: cannot create its folder ({exc.strerror or exc})") from None
+        return
+    stored = stored_header(db)
+    asked = [k for k in ("game", "players", "teams", "rules") if getattr(args, k, None)]
+    changed = [k for k in asked if k != "rules" and header.get(k) != stored.get(k)]
+    if "rules" in asked and (header.get("rules") or {}) != (stored.get("rules") or {}):
+        changed.append("rules")
+    if changed:
+        from referee.server.service import archive_game
+
+        archived = archive_game(db)
+        print(f"{db} held another game ({', '.join(f'{k}: {stored.get(k)!r}' for k in changed)}); "
+              f"archived as {archived.name}, a new game starts", flush=True)
+
+
+def stored_header(db: Path) -> dict[str, Any]:
+    """The header of the game kept in `db`, or one clear error when it is no game log."""
+    import sqlite3
+
+    try:
+        with open(db, "rb") as f:
+            magic = f.read(16)
+    except OSError as exc:
+        raise CliError(f"--db {db}: cannot be read ({exc.strerror or exc})") from None
+    if magic != b"SQLite format 3\x00":
+        what = "an empty file" if not magic else "not a game log (an SQLite file written by referee serve)"
+        raise CliError(f"--db {db}: {what}; give another path, or move it away")
+    try:
+        conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+        try:
+            row = conn.execute("SELECT body FROM header WHERE id = 1").fetchone()
+        finally:
+            conn.close()
+    except sqlite3.Error as exc:
+        raise CliError(f"--db {db}: not a game log ({exc})") from None
+    if row is None:
+        raise CliError(f"--db {db}: holds no game (no header)")
+    import json
+
+    return dict(json.loads(row[0]))
 
 
 def stable_join_code(db: Path, make: Any) -> str:
@@ -219,6 +273,7 @@ def run(args: argparse.Namespace) -> int:
     db = args.db
     if db is None:
         db = Path(f"runs/serve/demo-{time.strftime('%Y%m%d-%H%M%S')}.sqlite") if args.demo else Path("runs/serve/game.sqlite")
+    prepare_db(db, header, args)
     settings = ServerSettings(
         db_path=db, header=header, source=source, host=host, port=args.port, lan=args.lan,
         join_code=args.join_code or stable_join_code(db, new_join_code), public_url=public_url,
@@ -238,6 +293,10 @@ def serve(settings: Any) -> int:
     wildcard = settings.host in ("0.0.0.0", "::")
     hosts = [settings.host] if not settings.lan or wildcard else sorted({"127.0.0.1", settings.host})
     sockets = [bind(h, settings.port) for h in hosts]
+    if settings.port == 0:  # any free port: say the one the system gave
+        from dataclasses import replace as _replace
+
+        settings = _replace(settings, port=int(sockets[0].getsockname()[1]))
     app = create_app(settings)
     local = f"http://127.0.0.1:{settings.port}"
     resumed = " (resuming the game it holds)" if settings.db_path.exists() else ""

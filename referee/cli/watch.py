@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from referee.cli.main import CliError, add_precision_arg
+from referee.cli.main import CliError, add_precision_arg, camera_index, nonnegative_float, positive_float
 from referee.cli.recording import folder_meta
 
 GAMES = ("kemps", "kems", "khmer")
@@ -25,17 +25,17 @@ def register(sub: argparse._SubParsersAction) -> None:
         "A recording folder's truth.jsonl header and meta.json layout are used when present.",
     )
     p.add_argument("video", nargs="?", metavar="VIDEO", help="video file (or a recording folder)")
-    p.add_argument("--camera", type=int, metavar="N", help="webcam index instead of a video")
+    p.add_argument("--camera", type=camera_index, metavar="N", help="webcam index instead of a video")
     p.add_argument("--layout", metavar="FILE", help="layout YAML or name in configs/layouts (default: from the recording or the game)")
     p.add_argument("--model", metavar="DIR", help="card-reader model folder (default: the repo's models/)")
     add_precision_arg(p)
     p.add_argument("--json", action="store_true", help='one JSON object per line, e.g. {"type": "swap", "give": "2C", "take": "KD", "t": 12.3}')
     p.add_argument("--game", choices=GAMES, help="game when there is no recording header (default kemps)")
     p.add_argument("--players", metavar="P,P,…", help="seats in play order when there is no recording header (default N,E,S,W; Khmer S,N)")
-    p.add_argument("--stale-after", type=float, metavar="S", help="seconds of a quiet full market before it is called stale (default 5)")
-    p.add_argument("--reveal-at", type=float, action="append", default=[], metavar="T",
+    p.add_argument("--stale-after", type=positive_float, metavar="S", help="seconds of a quiet full market before it is called stale (default 5)")
+    p.add_argument("--reveal-at", type=nonnegative_float, action="append", default=[], metavar="T",
                    help="request a reveal of every seat at T seconds (repeatable; the dashboard does this after a call)")  # fmt: skip
-    p.add_argument("--max-seconds", type=float, metavar="S", help="stop after S seconds of video")
+    p.add_argument("--max-seconds", type=positive_float, metavar="S", help="stop after S seconds of video")
     p.set_defaults(func=run)
 
 
@@ -114,6 +114,8 @@ def _recording_info(args: argparse.Namespace) -> tuple[dict[str, Any], str | Non
                 header = json.loads(truth.read_text(encoding="utf-8-sig").splitlines()[0])
             except (json.JSONDecodeError, IndexError):
                 raise CliError(f"{truth}: first line is not a JSON header") from None
+            if not isinstance(header, dict) or not isinstance(header.get("players"), list):
+                raise CliError(f"{truth}: first line is not a game header ({{\"game\", \"players\", …}})")
         if header is not None and isinstance(meta.get("stale_after_s"), int | float):
             header["stale_after_s"] = float(meta["stale_after_s"])  # the table's quiet time
         if layout_ref is None and meta.get("layout"):
@@ -125,6 +127,8 @@ def _recording_info(args: argparse.Namespace) -> tuple[dict[str, Any], str | Non
         game = args.game or "kemps"
         default = "S,N" if game == "khmer" else "N,E,S,W"
         players = [p.strip() for p in (args.players or default).split(",") if p.strip()]
+        if len(set(players)) != len(players):
+            raise CliError("--players: each seat must have a different name")
         header = {"game": game, "players": players}
     if layout_ref is None:  # the bundled layout for this table size; None: a ring layout (as serve)
         from vision.tracker.layout import stock_layout_name

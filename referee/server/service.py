@@ -175,11 +175,7 @@ class GameService:
         new_game(header)  # a bad header is refused before the current game is touched
         self._close()
         self.late.clear()
-        stamp = _free_stamp(self.db_path, time.strftime("%Y%m%d-%H%M%S"))
-        for suffix in ("", "-wal", "-shm"):
-            src = Path(str(self.db_path) + suffix)
-            if src.exists():
-                shutil.move(src, Path(f"{self.db_path}.{stamp}{suffix}"))
+        archive_game(self.db_path)
         self.requested_header = header
         self._session = Session.create(self.db_path, header)
         self.restored = False
@@ -243,6 +239,17 @@ class GameService:
         }
         for listener in list(self.listeners):
             listener(self.snapshot)
+
+
+def archive_game(db_path: Path) -> Path:
+    """Move the game file (and its SQLite sidecars) aside as `db_path.YYYYmmdd-HHMMSS`; return
+    the archive's path. Never overwrites an earlier archive (`_free_stamp`)."""
+    stamp = _free_stamp(db_path, time.strftime("%Y%m%d-%H%M%S"))
+    for suffix in ("", "-wal", "-shm"):
+        src = Path(str(db_path) + suffix)
+        if src.exists():
+            shutil.move(src, Path(f"{db_path}.{stamp}{suffix}"))
+    return Path(f"{db_path}.{stamp}")
 
 
 def _free_stamp(db_path: Path, stamp: str) -> str:

@@ -11,6 +11,7 @@ pronunciation variant is its own dictionary word (`kems_b`) and its own phrase.
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -188,6 +189,13 @@ MAX_PAUSE_LATE_MS = 500.0  # a later pause is another utterance's, not this phra
 DECODER_KEYS = {"beam", "kws_plp", "kws_delay", "topn"}
 
 
+def _chunk_ms(value: Any, p: Path) -> int:
+    ms = int(value)
+    if not 10 <= ms <= 1000 or ms % 10:  # whole 10 ms frames (0 hung the listener; -20 heard nothing)
+        raise VoiceConfigError(f"{p}: chunk_ms is a piece size in ms, a multiple of 10 from 10 to 1000, not {value!r}")
+    return ms
+
+
 def load_config(path: Path | str | None = None, overrides: dict[str, Any] | None = None) -> VoiceConfig:
     """Read and validate the voice settings; `overrides` replaces top-level keys."""
     p = Path(path) if path is not None else DEFAULT_CONFIG
@@ -195,9 +203,21 @@ def load_config(path: Path | str | None = None, overrides: dict[str, Any] | None
         raw = yaml.safe_load(p.read_text()) or {}
     except OSError as exc:
         raise VoiceConfigError(f"cannot read voice config {p}: {exc.strerror}") from exc
+    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+        raise VoiceConfigError(f"{p}: not a YAML file ({' '.join(str(exc).split())})") from None
     if not isinstance(raw, dict):
         raise VoiceConfigError(f"{p}: expected a mapping at the top level")
     raw.update(overrides or {})
+    try:
+        return _config_from(raw, p)
+    except VoiceConfigError:
+        raise
+    except (AttributeError, TypeError, ValueError) as exc:  # a block that is no mapping, a word for a number
+        raise VoiceConfigError(f"{p}: a setting has the wrong type ({exc})") from None
+
+
+def _config_from(raw: dict[str, Any], p: Path) -> VoiceConfig:
+    """`load_config`'s checks on the parsed YAML (`raw`, overrides applied)."""
     unknown = sorted(set(raw) - _TOP_KEYS)
     if unknown:
         raise VoiceConfigError(f"{p}: unknown key(s) {', '.join(unknown)} (known: {', '.join(sorted(_TOP_KEYS))})")
@@ -271,7 +291,7 @@ def load_config(path: Path | str | None = None, overrides: dict[str, Any] | None
         thresholds=thresholds,
         one_word_provisional=bool(raw.get("one_word_provisional", True)),
         hold_ms=int(raw.get("hold_ms", 120)),
-        chunk_ms=int(raw.get("chunk_ms", 20)),
+        chunk_ms=_chunk_ms(raw.get("chunk_ms", 20), p),
         restart_after_s=float(raw.get("restart_after_s", 10.0)),
         variants=bool(raw.get("variants", True)),
         pronunciations=prons,
@@ -495,7 +515,10 @@ def _letters_to_phones(word: str) -> str:
 
 def name_words(name: str) -> list[str]:
     """Dictionary tokens for a player's name ("Mary-Ann" → ["mary", "ann"])."""
-    words = [w for w in re.split(r"[^a-z']+", name.lower()) if w]
+    # Accents off first ("José" → "jose", "Müller" → "muller"): the dictionary is plain
+    # English letters, and [^a-z'] alone turned "josé" into "jos" without a word.
+    plain = "".join(c for c in unicodedata.normalize("NFKD", name.lower()) if not unicodedata.combining(c))
+    words = [w for w in re.split(r"[^a-z']+", plain) if w]
     if not words:
         raise VoiceConfigError(f"player name {name!r} has no letters to listen for")
     return words
@@ -526,6 +549,9 @@ def build_grammar(
 ) -> Grammar:
     """Phrases and dictionary for the active rules and players."""
     game, cut_allowed = resolve_game(rules_game, rules_overrides)
+    if len(set(names)) != len(names):  # before the phrases: they would only say "sound the same"
+        twice = sorted({n for n in names if list(names).count(n) > 1})
+        raise VoiceConfigError(f"two players have the same name: {', '.join(twice)}")
     cmu = _cmudict()
     dictionary: dict[str, str] = {}
     warnings: list[str] = []

@@ -50,6 +50,8 @@ def read_wav(path: str | Path) -> bytes:
         # Python's wave reads integer PCM only; float WAVs (Audacity's default export) and
         # extensible headers (24-bit field recorders) are read from the chunks directly.
         rate, channels, samples = _read_riff(p, str(exc))
+    if rate < MIN_RATE:
+        raise AudioFileError(f"{p}: the WAV header gives {rate} Hz, under the {MIN_RATE} Hz any recording has (a damaged file?)")
     if channels > 1:
         samples = samples[: len(samples) // channels * channels].reshape(-1, channels).mean(axis=1)
     return to_pcm16(resample(samples, rate, RATE))
@@ -84,7 +86,12 @@ def _read_riff(p: Path, why: str) -> tuple[int, int, np.ndarray]:
     raise AudioFileError(f"{p}: unsupported WAV encoding (format {tag}, {bits} bits): use PCM or float")
 
 
+MIN_RATE = 4000  # Hz: below any microphone; a header giving less is damaged (1 Hz: an 11.9 GiB resample)
+
+
 def _to_float(raw: bytes, width: int) -> np.ndarray:
+    if width in (1, 2, 3, 4):  # a file cut mid-sample (an interrupted recording): drop the part
+        raw = raw[: len(raw) // width * width]
     if width == 1:
         return (np.frombuffer(raw, dtype=np.uint8).astype(np.float64) - 128.0) / 128.0
     if width == 2:

@@ -62,6 +62,17 @@ def test_rules_without_calls_and_same_sounding_names_are_refused() -> None:
         resolve_game("no-such-rules")
     with pytest.raises(VoiceConfigError, match="same spoken name"):
         build_grammar("kemps", ["Ann", "ann"], load_config())
+    with pytest.raises(VoiceConfigError, match="same name: ana"):  # said "phrases sound the same" (7 Dec)
+        build_grammar("kemps", ["ana", "ana", "bo", "cy"], load_config())
+
+
+def test_accented_names_are_heard_without_their_accents() -> None:
+    # a command-line audit (7 Dec): "josé" became "jos", silently
+    from referee.voice.grammar import name_words
+
+    assert name_words("José") == ["jose"] and name_words("Müller-Lüdenscheid") == ["muller", "ludenscheid"]
+    g = build_grammar("kemps", ["José", "Zoé", "Léa", "Inès"], load_config())
+    assert "cut jose" in g.by_text() and g.by_text()["cut jose"].target == "José"
 
 
 def test_variants_off_keeps_first_pronunciations_only() -> None:

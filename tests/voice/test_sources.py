@@ -79,6 +79,27 @@ def test_a_wav_in_an_unsupported_encoding_is_a_clear_error(tmp_path: Path) -> No
         read_wav(tmp_path)
 
 
+@pytest.mark.parametrize("width", [2, 3, 4])
+def test_a_wav_cut_mid_sample_is_read_up_to_the_cut(tmp_path: Path, width: int) -> None:
+    # an interrupted recording (a command-line audit, 7 Dec: "buffer size must be a multiple
+    # of element size", a traceback)
+    path = tmp_path / "cut.wav"
+    with wave.open(str(path), "wb") as w:
+        w.setnchannels(1)
+        w.setsampwidth(width)
+        w.setframerate(16000)
+        w.writeframes(bytes(width * 1600))
+    data = path.read_bytes()
+    path.write_bytes(data[:-1])  # one byte short of the last sample
+    assert len(read_wav(path)) == 2 * 1599
+
+
+def test_a_wav_header_with_an_impossible_rate_is_a_clear_error(tmp_path: Path) -> None:
+    _riff(tmp_path / "r1.wav", 1, 1, 1, 16, bytes(32000))  # 1 Hz: an 11.9 GiB resample before
+    with pytest.raises(sources.AudioFileError, match="1 Hz"):
+        read_wav(tmp_path / "r1.wav")
+
+
 def test_missing_wav_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(sources.AudioFileError, match="no such file"):
         read_wav(tmp_path / "nope.wav")

@@ -12,6 +12,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from referee.cli.main import nonnegative_float, positive_float
+
 GAMES = ("kemps", "kems", "khmer")
 
 
@@ -24,11 +26,11 @@ def heldout_procedural_base() -> int:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--game", choices=GAMES, required=True, help="which game the simulated players play")
-    parser.add_argument("--minutes", type=float, default=1.0, help="video length in minutes (default: 1); a game that ends stops it 3 s later, and a reveal "
+    parser.add_argument("--minutes", type=positive_float, default=1.0, help="video length in minutes (default: 1); a game that ends stops it 3 s later, and a reveal "
                         "laid down near the end runs it on until the hands have lain 3 s")
     parser.add_argument("--seed", type=int, default=0, help="random seed: same seed, same game and same video (default: 0)")
     parser.add_argument("--out", required=True, help="recording folder to write (video.mp4, truth.jsonl, meta.json, …)")
-    parser.add_argument("--fps", type=float, default=15.0, help="frames per second (default: 15)")
+    parser.add_argument("--fps", type=positive_float, default=15.0, help="frames per second (default: 15)")
     parser.add_argument("--size", default="1280x720", help="frame size WIDTHxHEIGHT (default: 1280x720)")
     parser.add_argument(
         "--decks",
@@ -48,9 +50,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "shorter reserve, more reshuffles)",
     )
     parser.add_argument("--layout", default=None, help="table layout name or YAML file (default: kemps-<players> or khmer-2)")
-    parser.add_argument("--card-every", type=float, default=1.0, help="seconds between frames whose visible cards are written to cards.jsonl; 0: every frame (default: 1)")
+    parser.add_argument("--card-every", type=nonnegative_float, default=1.0, help="seconds between frames whose visible cards are written to cards.jsonl; 0: every frame (default: 1)")
     parser.add_argument(
-        "--noise", type=float, default=None,
+        "--noise", type=nonnegative_float, default=None,
         help="camera sensor noise in grey levels (default: random 0.8-2.5 per video; noise dominates the file size, "
         "the committed samples use 0.3)",
     )
@@ -119,7 +121,10 @@ def choose_deck(spec: str | None, seed: int, game: str = "") -> Any:
             file=sys.stderr,
         )
         return deck
-    choice = rng.choice([s.strip() for s in spec.split(",") if s.strip()])
+    names = [s.strip() for s in spec.split(",") if s.strip()]
+    if not names:
+        raise ValueError(f"--decks {spec!r}: no deck named (give names from the art cache, or 'procedural')")
+    choice = rng.choice(names)
     if choice.startswith("procedural"):
         _, _, num = choice.partition(":")
         return make_procedural_deck(int(num) if num else heldout_procedural_base() + seed)

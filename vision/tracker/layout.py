@@ -234,6 +234,8 @@ def layout_from_dict(data: Any, source: str = "<dict>") -> Layout:
         at = _point(s["at"], f"seats.{name}.at", source)
         seats[str(name)] = Seat(str(name), at, _polygon(s["reveal"], f"seats.{name}.reveal", source))
     khmer: dict[str, KhmerZones] = {}
+    if not isinstance(data.get("khmer") or {}, dict):
+        raise LayoutError(f"{source}: 'khmer' must map each player to {{row, pile, discard}}")
     for name, k in (data.get("khmer") or {}).items():
         if not isinstance(k, dict):
             raise LayoutError(f"{source}: khmer.{name} must be a mapping with row, pile, discard")
