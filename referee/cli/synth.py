@@ -55,7 +55,13 @@ def register(subparsers: Any) -> None:
     im.add_argument("--workers", type=int, default=2, help="worker processes (default 2)")
     im.set_defaults(func=_images)
 
-    vid = sub.add_parser("video", help="simulate a game video with its truth timeline (vision/sim)")
+    vid = sub.add_parser(
+        "video", help="simulate a game video with its truth timeline (vision/sim)",
+        description="Simulate players at a table (deal, swaps, stale markets, calls, reveals; Khmer "
+        "plays, steals, discards, closes), render the overhead camera's video and write a dataset "
+        "recording: video.mp4, truth.jsonl (every event with its time), cards.jsonl, meta.json and "
+        "the layout. `referee eval` scores the referee on such folders (datasets/README.md).",
+    )
     if _video_cli_available():
         from vision.sim.video_cli import add_arguments
 
