@@ -323,3 +323,33 @@ def test_a_row_card_renamed_while_its_owner_is_to_move_is_a_card_laid_over_it() 
     feed(kt, change("row:N", 4.0, [], ["AS"]))
     ev, no = kt.change(ZoneChange("row:N", 5.0, ("AS",), ("AC",), ("AS",), ("AC",), corrections=(("AS", "AC"),)), 5.0)
     assert ev == [] and [n["type"] for n in no] == ["misread_corrected"] and kt.rows["N"] == ["AC"]
+
+
+def test_a_card_stolen_before_it_was_seen_laid_is_played_then_stolen() -> None:
+    # khv18 khmer-8102 with the camera frozen 4 s: S's 6D was laid and N stole it while the
+    # view froze; the steal alone was refused ("it is S's turn") and the deal stayed out of step.
+    def table(**options: bool) -> KhmerTracker:
+        kt = KhmerTracker(["S", "N"], **options)
+        feed(kt, change("row:S", 22.4, [], ["6S"]))
+        feed(kt, change("row:N", 31.3, [], ["4H"]))  # N moved last: S is to move
+        return kt
+
+    events = feed(table(), change("pile:N", 38.1, [], ["6D"]))
+    assert [(e["type"], e["player"], e.get("card") or e["meta"]["card"]) for e in events] == [
+        ("play", "S", "6D"), ("steal", "N", "6D")]
+    assert events[0]["t"] < events[1]["t"] and events[0]["meta"]["inferred"]
+    kt = table()
+    feed(kt, change("pile:N", 38.1, [], ["6D"]))
+    # the row's late sight of the card, then its leaving: no move either time
+    assert feed(kt, change("row:S", 38.3, ["6S"], ["6S", "6D"])) == []
+    assert feed(kt, change("row:S", 38.6, ["6S", "6D"], ["6S"])) == []
+    assert kt.tick(45.0) == [] and kt.rows["S"] == ["6S"]
+    assert [e["type"] for e in feed(table(steal_implies_play=False), change("pile:N", 38.1, [], ["6D"]))] == ["steal"]
+
+
+def test_a_steal_of_an_unseen_card_after_the_opponents_move_infers_nothing() -> None:
+    # S moved last (a misread play, say): the pile's card is no unseen play of S's
+    kt = KhmerTracker(["S", "N"])
+    feed(kt, change("row:N", 1.0, [], ["4H"]))
+    feed(kt, change("row:S", 5.0, [], ["6C"]))  # truly a 6D, misread
+    assert [e["type"] for e in feed(kt, change("pile:N", 9.0, [], ["6D"]))] == ["steal"]

@@ -37,6 +37,9 @@ was covered, never that it left; what they hold is followed from the events.
   re-read (`retop_is_reread`); a copy of a card a zone holds, laid right after the zone
   owner's own move, is a second read (`own_turn_copy_is_reread`); and a row card renamed with
   no arm seen while its owner is to move is a card laid over it (`correction_on_turn_is_play`);
+- (`steal_implies_play`) a card stolen that no row was seen to hold, right after the thief's
+  own move, is the opponent's play the camera missed (laid and taken while the view froze):
+  that play is reported just before the steal;
 - a row card that vanishes with no pile gain within `pair_s` → an anomaly notice, and the
   card is kept in the row as hidden: a card laid over it can hide its index, and when it
   shows again (the card over it stolen) it is the same card, not a new play. A hidden card
@@ -95,6 +98,12 @@ class KhmerTracker:
     # scored on the wrong cards and the close was wrong. A misread corrected just after its
     # owner's own play is still a correction.
     correction_on_turn_is_play: bool = True
+    # A card stolen that no row was seen to hold, while the thief made the last move, is the
+    # opponent's play the camera never saw (laid and taken while the view was frozen or the
+    # card under an arm): that play is reported just before the steal. Without it the steal
+    # was refused for turn order ("it is S's turn") and every later move of the deal with it.
+    # Found with camera freezes of 4 s (khv18 khmer-8102, 8109); see MEASUREMENTS.md.
+    steal_implies_play: bool = True
 
     def __post_init__(self) -> None:
         self.rows: dict[str, list[str]] = {p: [] for p in self.players}  # in play order
@@ -108,6 +117,7 @@ class KhmerTracker:
         self._twinned: set[tuple[str, str]] = set()  # (row owner, card) read twice there
         self.collecting = False  # after the close: cards leaving the table are the collection
         self._last_move: tuple[str, str] | None = None  # (zone, card) of the last play, steal or discard
+        self._unseen_plays: Counter[tuple[str, str]] = Counter()  # (row owner, card) played unseen, stolen
 
     def new_hand(self) -> None:
         self.__post_init__()
@@ -245,6 +255,10 @@ class KhmerTracker:
             if hidden[card] > 0:  # uncovered: in the row all along
                 hidden[card] -= 1
                 continue
+            if self._unseen_plays[(player, card)] > 0:  # already played (inferred from its steal), seen late
+                self._unseen_plays[(player, card)] -= 1
+                self._expected_removals[(player, card)] += 1  # and it will leave the read
+                continue
             if self._is_twin(player, ch.zone, card, ch.t) or (lays_new and card in lying) or self._own_turn_copy(player, row, card):
                 self._twinned.add((player, card))
                 ghosts[card] += 1
@@ -286,7 +300,7 @@ class KhmerTracker:
         added, notices = self._once_each(ch, t, player, pile)
         for card in added:
             if _laid_on_stack(pile, ch, card):  # else uncovered again, not new
-                events.append(self._stolen(player, card, t))
+                events += self._stolen(player, card, t)
         return events, notices
 
     def _once_each(self, ch: ZoneChange, t: float, player: str, stack: list[str]) -> tuple[list[str], list[Event]]:
@@ -310,8 +324,10 @@ class KhmerTracker:
         notices = [_twin_notice(ch.zone, c, t, "read twice") for c in sorted(extra.elements())]
         return once, notices + [_twin_notice(ch.zone, c, t, "seen again with no move since it was laid") for c in again]
 
-    def _stolen(self, player: str, card: str, t: float) -> Event:
-        """`card` laid on `player`'s pile: taken from the opponent's row."""
+    def _stolen(self, player: str, card: str, t: float) -> list[Event]:
+        """`card` laid on `player`'s pile: taken from the opponent's row (the steal, after the
+        opponent's play of it when no row held it: `steal_implies_play`)."""
+        unseen = self._unseen_play(player, card, t)
         self._last_move = (f"pile:{player}", card)
         self.piles.setdefault(player, []).append(card)
         victim = next((o for _, o, c in self._orphans if c == card and o != player), None)
@@ -326,7 +342,23 @@ class KhmerTracker:
             if self.hidden.get(victim, Counter())[card] > 0:  # taken while unread
                 self.hidden[victim][card] -= 1
                 self._expected_removals[(victim, card)] -= 1  # it will not leave the read
-        return {"type": "steal", "player": player, "t": t, "meta": {"card": card}}
+        return [*unseen, {"type": "steal", "player": player, "t": t, "meta": {"card": card}}]
+
+    def _unseen_play(self, player: str, card: str, t: float) -> list[Event]:
+        """The opponent's play of `card`, never seen in their row, when `player` steals it
+        right after their own move (`steal_implies_play`): [] when a row holds or held it,
+        or when the opponent moved since (then it is more likely a misread of the steal)."""
+        if not self.steal_implies_play or self.twin_s is None or self._last_mover != player:
+            return []  # (without `twin_s` a pile's second read is a second steal: no play behind it)
+        if any(o[2] == card for o in self._orphans) or any(card in row for row in self.rows.values()):
+            return []
+        victim = next((p for p in self.players if p != player), None)
+        if victim is None:
+            return []
+        self._unseen_plays[(victim, card)] += 1  # a late sighting of it in the row is no move
+        self._last_move = (f"row:{victim}", card)
+        return [{"type": "play", "player": victim, "card": card, "t": round(t - 0.001, 3),
+                 "meta": {"inferred": "stolen before the camera saw it laid"}}]
 
     def _discard(self, player: str, ch: ZoneChange, t: float) -> tuple[list[Event], list[Event]]:
         events: list[Event] = []
@@ -379,9 +411,9 @@ class KhmerTracker:
         kind, _, player = zone.partition(":")
         if self.collecting or kind not in ("pile", "discard"):
             return []
-        ev = self._stolen(player, card, t) if kind == "pile" else self._discarded(player, card, t)[0]
-        ev.setdefault("meta", {})["restacked"] = True
-        return [ev]
+        evs = self._stolen(player, card, t) if kind == "pile" else [self._discarded(player, card, t)[0]]
+        evs[-1].setdefault("meta", {})["restacked"] = True
+        return evs
 
     # ---- totals ----------------------------------------------------------------------
     def totals(self, hands: dict[str, list[Any]]) -> dict[str, Any]:

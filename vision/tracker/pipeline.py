@@ -133,6 +133,9 @@ class TrackerConfig:
     # A Khmer row card renamed with no arm seen while its owner is to move is a card laid over
     # it (`KhmerTracker.correction_on_turn_is_play`; khv18 khmer-8107).
     khmer_correction_on_turn_is_play: bool = True
+    # A Khmer card stolen that no row was seen to hold, right after the thief's own move, is
+    # the opponent's unseen play, reported before the steal (`KhmerTracker.steal_implies_play`).
+    khmer_steal_implies_play: bool = True
     motion: MotionConfig = field(default_factory=MotionConfig)
     reveal: RevealConfig = field(default_factory=RevealConfig)
     # A reveal area in which nothing has moved for this long is read even while its border
@@ -268,6 +271,7 @@ class TablePipeline:
             retop_is_reread=self.config.khmer_retop_is_reread,
             own_turn_copy_is_reread=self.config.khmer_own_turn_copy_is_reread,
             correction_on_turn_is_play=self.config.khmer_correction_on_turn_is_play,
+            steal_implies_play=self.config.khmer_steal_implies_play,
         ) if self.khmer else None
         self.reveals = RevealReader(cfg.reveal, khmer=False)
         self._queued: list[Event] = []
