@@ -195,7 +195,9 @@ def stable_join_code(db: Path, make: Any) -> str:
 
 
 def recorded_calls(video: Path) -> tuple[tuple[float, tuple[tuple[str, Any], ...]], ...]:
-    """The calls the players made in a sample recording (its truth.jsonl), for --demo."""
+    """What the recorded players said or declared in a sample recording (its truth.jsonl), for
+    --demo: calls, and Khmer closes and folds (no camera sees those). Without the close a Khmer
+    demo's first deal never ended, and the loop's new hand was refused: the board froze."""
     import json
 
     truth = video.parent / "truth.jsonl"
@@ -204,8 +206,8 @@ def recorded_calls(video: Path) -> tuple[tuple[float, tuple[tuple[str, Any], ...
     calls = []
     for line in truth.read_text().splitlines()[1:]:
         event = json.loads(line) if line.strip() else {}
-        if event.get("type") == "call" and "t" in event:
-            body = {k: v for k, v in event.items() if k in ("type", "call", "by", "target")}
+        if event.get("type") in ("call", "close", "fold") and "t" in event:
+            body = {k: v for k, v in event.items() if k in ("type", "call", "by", "target", "player")}
             calls.append((float(event["t"]), tuple(sorted(body.items()))))
     return tuple(calls)
 

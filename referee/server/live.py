@@ -155,9 +155,16 @@ class LiveReferee:
             return
 
         def call() -> None:
-            asyncio.ensure_future(self.call(str(event["call"]), str(event["by"]), event.get("target"), "recording"))
+            if event.get("type") == "call":
+                asyncio.ensure_future(self.call(str(event["call"]), str(event["by"]), event.get("target"), "recording"))
+            else:  # a Khmer close or fold: declared, not seen
+                asyncio.ensure_future(self._declared(dict(event)))
 
         self.loop.call_soon_threadsafe(call)
+
+    async def _declared(self, event: dict[str, Any]) -> None:
+        await self.service.append(event, "recording")
+        self.push_state()
 
     def on_loop(self) -> None:
         """The demo recording starts over: new hand (or a new game once this one is over)."""
@@ -168,7 +175,9 @@ class LiveReferee:
         if view.get("finished"):
             await self.service.new_game(self.service.header())
         elif view.get("phase") not in ("deal", None):
-            await self.service.append({"type": "new_hand"}, "demo")
+            outcome = await self.service.append({"type": "new_hand"}, "demo")
+            if not outcome.accepted:  # a deal that cannot end (a reveal never read): start clean
+                await self.service.new_game(self.service.header())
         self.reveal = None
         self.push_state()
 

@@ -46,8 +46,17 @@ export function renderKhmer(root, state, { t }) {
 // Manual Khmer moves for when the camera is off or a move was missed.
 export function khmerButtons(root, ui, { api, act, t, players }) {
   const view = (ui.state.game && ui.state.game.view) || {};
+  const awaiting = (ui.state.game && ui.state.game.awaiting) || {};
   const who = view.turn || ui.caller || players[0];
   const send = (event) => act(() => api("/api/events", { method: "POST", body: event }));
+  if (awaiting.kind === "deal") {
+    // Without a camera nothing records the deal: the hands are face down, so the deal
+    // itself is the whole event (the referee knows who starts).
+    root.replaceChildren(el("div", { class: "row wrap" },
+      el("button", { class: "btn-kemps", "data-deal": "1", text: t("record_deal"), onclick: () => send({ type: "deal" }) }),
+      awaiting.first ? el("span", { class: "muted", text: `${awaiting.first}: ${t("turn")}` }) : null));
+    return;
+  }
   root.replaceChildren(
     el("div", { class: "row wrap" }, el("strong", { text: `${who}:` }),
       el("span", { class: "muted", text: t("play") })),

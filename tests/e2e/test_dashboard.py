@@ -159,6 +159,24 @@ def test_khmer_screen(browser, server_factory):
     assert page.js_errors == []
 
 
+def test_khmer_without_a_camera_is_dealt_and_played_from_the_dashboard(browser, server_factory):
+    # Found by a dashboard audit (7 Dec): the Khmer buttons had no deal, so a table refereed
+    # by hand could never start (every move: "not now, waiting for deal").
+    server = server_factory(["--game", "khmer"])
+    page = open_dashboard(browser, server)
+    first = server.get("/api/game")["awaiting"]["first"]
+    page.click("[data-deal]")
+    page.wait_for_selector("[data-play='4']")
+    page.click("[data-play='4']")
+    for _ in range(100):
+        view = server.get("/api/game")["view"]
+        if view["rows"].get(first):
+            break
+        time.sleep(0.1)
+    assert view["rows"][first] == [4] and view["turn"] != first
+    assert page.js_errors == []
+
+
 def test_picks_in_progress_survive_another_players_show_being_recorded(browser, server_factory):
     """Two players must show cards: the picks entered for one survive the other's being recorded
     (a phone or another dashboard) in between. Before, the update wiped them (CI, 2026-12-07)."""

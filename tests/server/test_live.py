@@ -328,6 +328,30 @@ def test_demo_replays_the_recorded_calls_at_their_time(make_client, tmp_path: Pa
         assert client.get("/api/game").json()["awaiting"]["seats"] == ["N"]
 
 
+def test_the_khmer_demo_replays_the_recorded_close(make_client, tmp_path: Path):
+    # Found by a dashboard audit (7 Dec): only calls were replayed, so the Khmer demo's deal
+    # never closed and, once the recording looped, the board froze on a refused new hand.
+    from referee.cli.serve import SAMPLES, recorded_calls
+    from referee.server.settings import VideoSource
+
+    sample = recorded_calls(SAMPLES / "khmer-s12" / "video.mp4")
+    assert [dict(body)["type"] for _, body in sample] == ["close"]
+    video = write_recording(tmp_path / "clip.mp4")
+    deal = {"type": "deal", "first": "S", "t": 0.1}
+    pipeline = ScriptedPipeline([(0.1, deal), (0.3, {"type": "play", "player": "S", "card": "6H", "t": 0.3})])
+    source = VideoSource(path=video, calls=((1.0, (("player", "N"), ("type", "close"))),))
+    khmer = {"game": "khmer", "rules": {}, "players": ["S", "N"]}
+    with make_client(header=khmer, source=source, app_kwargs={"pipeline_factory": lambda s, layout, fps: pipeline}) as client:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            game = client.get("/api/game").json()
+            if (game.get("awaiting") or {}).get("kind") == "reveal":
+                break
+            client.portal.call(asyncio.sleep, 0.05)
+        assert game["awaiting"]["kind"] == "reveal", game["awaiting"]
+        assert game["log"][-1]["source"] == "recording" and game["log"][-1]["event"]["type"] == "close"
+
+
 def test_a_lost_camera_is_reported_and_reopened(make_client, tmp_path: Path):
     """The camera source fails once; the feed says so, waits, reopens; the game goes on."""
     from vision.capture import CameraLostError, open_source
