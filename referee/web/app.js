@@ -5,7 +5,7 @@ import { cardEl, el } from "./cards.js";
 import { correctCard, renderEntry, renderMarketEntry } from "./entry.js";
 import { announcementText, applyStatic, lang, setLang, t } from "./i18n.js";
 import { khmerButtons, renderKhmer } from "./khmer.js";
-import { loadVariants, openCalibration, openJoin, openSettings, submitNewGame, wireTabs } from "./settings.js";
+import { onGameChange, openCalibration, openJoin, openSettings, submitNewGame, wireTabs } from "./settings.js";
 import { beep, setSound, soundEnabled, speak } from "./sound.js";
 import { $, act, gameName, header, players, rules, teamOf, toast, ui, view, word } from "./store.js";
 import { CameraView } from "./video.js";
@@ -307,7 +307,7 @@ function start() {
   $("#btn-mic").hidden = false;
   $("#btn-mic").addEventListener("click", toggleMic);
   $("#form-game").addEventListener("submit", submitNewGame);
-  $("#form-game [name=game]").addEventListener("change", (e) => loadVariants(e.target.value));
+  $("#form-game [name=game]").addEventListener("change", (e) => onGameChange(e.target.value));
   $("#calib-refresh").addEventListener("click", () => openCalibration(camera));
   $("#btn-new-hand").addEventListener("click", () => act(() => api("/api/game/new-hand", { method: "POST" })));
   $("#btn-undo").addEventListener("click", () => act(() => api("/api/game/undo", { method: "POST" })));

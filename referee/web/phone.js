@@ -46,7 +46,7 @@ async function call(kind, target = null) {
     status(`#${out.seq} ${t(kind)}${target ? " " + target : ""} ${out.accepted ? "✓" : "✗ " + (out.reason || "")}`, out.accepted);
   } catch (err) {
     if (err.status === 401) { localStorage.removeItem("kr_phone"); me = null; showJoin(); return; }
-    status(err.message, false);
+    status(err.status ? err.message : t("offline"), false);  // no status: the server is unreachable
   }
 }
 
@@ -71,9 +71,36 @@ function renderButtons() {
   }
 }
 
+// The dashboard may start a new game (another game, other seats): follow it. A seat that is
+// no longer at the table means joining again (calls for it would only be refused).
+function followHeader(header) {
+  if (!header || !info) return;
+  const players = header.players || [];
+  if (!players.includes(me.seat)) {
+    localStorage.removeItem("kr_phone"); me = null; info = null;
+    showJoin();
+    $("#join-error").textContent = t("table_changed");
+    return;
+  }
+  const same = info.game === header.game && JSON.stringify(info.players) === JSON.stringify(players)
+    && JSON.stringify(info.teams || []) === JSON.stringify(header.teams || []);
+  if (same) return;
+  info = { ...info, game: header.game, players, teams: header.teams || [] };
+  renderButtons();
+}
+
+function onConnection(up, ev) {
+  if (up) { if ($("#status").dataset.offline) { status(t("online"), true); delete $("#status").dataset.offline; } return; }
+  if (ev && ev.code === 4401) { localStorage.removeItem("kr_phone"); me = null; info = null; live = null; showJoin(); return; }
+  $("#status").dataset.offline = "1";
+  status(t("offline"), false);
+}
+
 function onMessage(msg) {
   if (msg.type === "announce") { status(msg.items.map(announcementText).join(" "), true); return; }
   if (msg.type !== "state") return;
+  followHeader(msg.header);
+  if (!me) return;
   const a = msg.awaiting || {};
   $("#awaiting").textContent = a.kind === "reveal" ? t("awaiting_reveal", { seats: (a.seats || []).join(", ") }) : "";
   const score = $("#score");
@@ -89,7 +116,7 @@ async function showBuzzer() {
   $("#buzzer").hidden = false;
   $("#me").textContent = t("joined_as", { seat: `${info.seat}${info.name && info.name !== info.seat ? " · " + info.name : ""}` });
   renderButtons();
-  if (!live) live = liveSocket(`/ws/phone?token=${encodeURIComponent(me.token)}`, onMessage);
+  if (!live) live = liveSocket(`/ws/phone?token=${encodeURIComponent(me.token)}`, onMessage, onConnection);
 }
 
 setLang(lang());

@@ -31,8 +31,22 @@ export async function openSettings() {
   f.teams.value = teams().map((tm) => tm.join("+")).join(",");
   f.word.value = (header().rules || {}).word || "";
   f.word.placeholder = word() || "KEMPS";
+  f.teams.disabled = f.game.value === "khmer";
+  $("#settings-error").textContent = "";
   await loadVariants(f.game.value);
   $("#dlg-settings").showModal();
+}
+
+// The seats follow the game picked: Khmer is two players, Kemps and Kem's four or more.
+// (The dialog kept the four seats for Khmer, and the server refused the game.)
+export function onGameChange(game) {
+  const f = $("#form-game");
+  const ps = f.players.value.split(",").map((s) => s.trim()).filter(Boolean);
+  if (game === "khmer" && ps.length !== 2) { f.players.value = "S,N"; f.teams.value = ""; }
+  if (game !== "khmer" && ps.length < 4) { f.players.value = "N,E,S,W"; f.teams.value = "N+S,E+W"; }
+  f.teams.disabled = game === "khmer";
+  $("#settings-error").textContent = "";
+  return loadVariants(game);
 }
 
 export async function submitNewGame(ev) {
@@ -47,8 +61,14 @@ export async function submitNewGame(ev) {
   if (f.variant.value) rules.variant = f.variant.value;
   if (f.word.value.trim() && f.game.value === "kemps") rules.word = f.word.value.trim().toUpperCase();
   body.rules = rules;
-  const out = await act(() => api("/api/game/new", { method: "POST", body }), t("new_game"));
-  if (out) $("#dlg-settings").close();
+  // The error in the dialog itself: a toast shows behind the modal's backdrop.
+  try {
+    await api("/api/game/new", { method: "POST", body });
+    $("#settings-error").textContent = "";
+    $("#dlg-settings").close();
+  } catch (err) {
+    $("#settings-error").textContent = err.message;
+  }
 }
 
 let calibrator;

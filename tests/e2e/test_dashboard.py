@@ -177,6 +177,32 @@ def test_khmer_without_a_camera_is_dealt_and_played_from_the_dashboard(browser, 
     assert page.js_errors == []
 
 
+def test_a_phone_follows_a_new_game_and_says_when_the_server_is_gone(browser, server_factory):
+    # Found by a dashboard audit (7 Dec): after a new game of Kem's the phone still showed
+    # KEMPS!/CUT (refused), after new seats it stayed joined to a seat that was gone, and with
+    # the server down it showed nothing.
+    server = server_factory([])
+    phone = browser.new_page(viewport={"width": 390, "height": 760}, is_mobile=True, has_touch=True)
+    phone.set_default_timeout(60_000)
+    phone.goto(f"{server.base}/phone?code={CODE}")
+    phone.select_option("#join [name=seat]", "E")
+    phone.click("#join button[type=submit]")
+    phone.wait_for_selector("[data-call='kemps']")
+    status, body = server.post("/api/game/new", {"game": "kems"})
+    assert status == 200, body
+    phone.wait_for_selector("[data-call='contre_kems']")
+    assert phone.locator("[data-call='kemps']").count() == 0
+    assert server.post("/api/game/new", {"game": "kems", "players": ["A", "B", "C", "D"]})[0] == 200
+    phone.wait_for_selector("#join:not([hidden])")
+    assert phone.inner_text("#join-error").strip()
+    phone.select_option("#join [name=seat]", "B")
+    phone.click("#join button[type=submit]")
+    phone.wait_for_selector("#buzzer:not([hidden])")
+    server.kill()
+    phone.wait_for_selector("#status.bad")
+    assert phone.inner_text("#status").strip()
+
+
 def test_picks_in_progress_survive_another_players_show_being_recorded(browser, server_factory):
     """Two players must show cards: the picks entered for one survive the other's being recorded
     (a phone or another dashboard) in between. Before, the update wiped them (CI, 2026-12-07)."""
@@ -328,6 +354,19 @@ def test_settings_language_and_new_game(browser, server_factory):
     game = server.get("/api/game")
     assert game["header"]["players"] == ["Ana", "Bo", "Cy", "Di"] and game["rules"]["word"] == "CASH"
     assert page.locator(".team[data-team='Ana+Cy'] .letter").count() == 4  # C-A-S-H
+    # Khmer picked: the seats become two (the four stayed and the server refused the game,
+    # its message hidden behind the dialog: a dashboard audit, 7 Dec).
+    page.click("#btn-settings")
+    page.select_option("#form-game [name=game]", "khmer")
+    assert page.input_value("#form-game [name=players]") == "S,N"
+    page.fill("#form-game [name=players]", "S,N,E")  # a wrong one: the reason shows in the dialog
+    page.click("#form-game button[type=submit]")
+    page.wait_for_selector("#settings-error:has-text('2')")
+    assert page.locator("#dlg-settings[open]").count() == 1
+    page.fill("#form-game [name=players]", "S,N")
+    page.click("#form-game button[type=submit]")
+    page.wait_for_function("!document.querySelector('#dlg-settings').open")
+    assert server.get("/api/game")["header"]["game"] == "khmer"
     assert page.js_errors == []
 
 

@@ -132,6 +132,12 @@ async def new_game(body: NewGameIn, live: LiveDep) -> dict[str, Any]:
             header[key] = value
     if body.players is not None and body.teams is None:
         header.pop("teams", None)
+        if header.get("game") != "khmer":  # partners facing, as `referee serve` seats them
+            from referee.rules.engine import default_teams
+
+            teams = default_teams(list(body.players))
+            if teams:
+                header["teams"] = teams
     try:
         await live.service.new_game(header)
     except (ValueError, KeyError) as exc:
