@@ -1,8 +1,11 @@
 """Frame sources: a webcam index, a video file or a stream URL → `Frame` iterator.
 
 `open_source(0)` opens a camera, `open_source("game.mp4")` a file, `open_source("rtsp://…")`
-a stream. Frames are stamped `t = index / fps` (never the wall clock) so a recording replays
-identically. Failures are one clear `CaptureError` line: no camera at that index, file
+a stream. A file's frames are stamped `t = index / fps`, so a recording replays identically,
+unless the file's own timestamps say otherwise by more than a frame (a variable frame rate
+video: phones, screen recorders; `frame_time`). A live source's frames are stamped by the
+clock since its first frame: a webcam that claims 30 fps and delivers 15 (dim light) made
+every duration double (a stale call after 10 s instead of 5). Failures are one clear `CaptureError` line: no camera at that index, file
 missing, unreadable or corrupt video. A live source (camera or stream) that stops delivering
 frames mid-game is reported through `on_status` and reopened with a bounded exponential
 backoff; only when every retry fails does iteration end with `CameraLostError`.
@@ -65,6 +68,7 @@ class FrameSource:
         on_status: StatusCallback | None = None,
         opener: Callable[[int | str], Any] | None = None,
         sleep: Callable[[float], None] = time.sleep,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.source = source
         self.live = isinstance(source, int) or str(source).startswith(_STREAM_PREFIXES)
@@ -72,9 +76,13 @@ class FrameSource:
         self.on_status = on_status or _default_status
         self._opener = opener or _cv2_open
         self._sleep = sleep
+        self._clock = clock
         self._cap: Any = None
         self._index = 0
+        self._t0: float | None = None  # live: the clock at the first frame
+        self._pending_pts: float | None = None
         self._open_first()
+        self._file_clock = FileClock(self.fps)
 
     # ---- opening ---------------------------------------------------------------------
     def _open_first(self) -> None:
@@ -97,8 +105,12 @@ class FrameSource:
             raise CaptureError(f"{what}: opened but no frame could be decoded (corrupt or unsupported video?)")
         self._cap = cap
         self._pending = first
+        self._pending_pts = _pts(cap)
         fps = float(cap.get(5) or 0.0)  # cv2.CAP_PROP_FPS
         self.fps = fps if 1.0 <= fps <= 240.0 else 30.0
+        if not 1.0 <= fps <= 240.0:
+            self.on_status({"type": "fps_unknown", "source": str(src),
+                            "message": f"{src}: the video gives {fps:g} frames a second; taking 30 (and its timestamps where it has them)"})  # fmt: skip
         self.size = (int(first.shape[1]), int(first.shape[0]))
         n = int(cap.get(7) or 0)  # cv2.CAP_PROP_FRAME_COUNT
         self.frame_count: int | None = n if (not self.live and n > 0) else None
@@ -115,7 +127,7 @@ class FrameSource:
             if cap is not None and cap.isOpened():
                 ok, img = cap.read()
                 if ok and img is not None:
-                    self._cap, self._pending = cap, img
+                    self._cap, self._pending, self._pending_pts = cap, img, _pts(cap)
                     self.on_status({
                         "type": "camera_restored", "source": str(self.source), "attempt": attempt,
                         "message": f"{self._name()} back after {attempt} attempt(s)",
@@ -135,8 +147,8 @@ class FrameSource:
     # ---- iteration -------------------------------------------------------------------
     def __iter__(self) -> Iterator[Frame]:
         while True:
-            img = self._pending
-            self._pending = None
+            img, pts = self._pending, self._pending_pts
+            self._pending = self._pending_pts = None
             if img is None:
                 if self._cap is None:
                     return
@@ -147,9 +159,17 @@ class FrameSource:
                     if not self._reopen():
                         raise CameraLostError(f"{self._name()} lost and not back after {self.retry.attempts} attempts")
                     continue
-            # Time is frame index / fps, also for live sources (stamped from their start).
-            yield Frame(image=img, t=self._index / self.fps, index=self._index)
+                pts = _pts(self._cap)
+            yield Frame(image=img, t=self._stamp(pts), index=self._index)
             self._index += 1
+
+    def _stamp(self, pts: float | None) -> float:
+        if self.live:
+            now = self._clock()
+            if self._t0 is None:
+                self._t0 = now
+            return now - self._t0
+        return self._file_clock(self._index, pts)
 
     def close(self) -> None:
         if self._cap is not None:
@@ -161,6 +181,46 @@ class FrameSource:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _pts(cap: Any) -> float | None:
+    """The timestamp (s) of the frame `cap` just decoded, from the file (None: none given)."""
+    try:
+        ms = float(cap.get(0))  # cv2.CAP_PROP_POS_MSEC
+    except Exception:  # a stand-in capture without properties
+        return None
+    return ms / 1000.0 if ms == ms and ms >= 0 else None
+
+
+class FileClock:
+    """`frame_time` over a file's frames in order, trusting its timestamps only while they
+    increase (a backend that gives none answers 0 for every frame)."""
+
+    def __init__(self, fps: float) -> None:
+        self.fps = fps
+        self._last: float | None = None
+
+    def __call__(self, index: int, pts: float | None) -> float:
+        if pts is not None and index > 0 and (self._last is None or pts <= self._last):
+            pts = None
+        if pts is not None:
+            self._last = pts
+        return frame_time(index, self.fps, pts)
+
+
+def pts_of(cap: Any) -> float | None:
+    """The timestamp (s) of the frame an OpenCV capture just decoded (None: none given)."""
+    return _pts(cap)
+
+
+def frame_time(index: int, fps: float, pts: float | None) -> float:
+    """A file frame's time: `index / fps`, the time every recording and truth file uses, unless
+    the file's own timestamp (`pts`) disagrees by more than a frame, as in a variable frame
+    rate video (measured, a server audit of 7 Dec: events 4.5-6.8 s late by index / fps)."""
+    nominal = index / fps
+    if pts is None or abs(pts - nominal) <= 1.0 / fps:
+        return nominal
+    return pts
 
 
 def open_source(source: int | str, **kwargs: Any) -> FrameSource:

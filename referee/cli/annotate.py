@@ -81,6 +81,7 @@ def run(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
     from referee.cli.main import CliError
+    from vision.capture import FileClock, pts_of
     from vision.evaluate.dataset import RECORDING_FORMAT
     from vision.evaluate.runner import Referee
     from vision.reader.reader import CardReader
@@ -115,9 +116,10 @@ def run(args: argparse.Namespace) -> int:
     ref = Referee.start(header)
     events: list[dict[str, Any]] = []
     index, k, image = 0, 0, first
+    clock, pts = FileClock(fps), pts_of(cap)
     with tqdm(total=total, desc="annotate", unit="frame") as bar:
         while ok:
-            t = index / fps
+            t = clock(index, pts)  # index / fps, or the file's own times (a phone's variable frame rate)
             while k < len(calls) and float(calls[k]["t"]) <= t:
                 if calls[k]["type"] == "new_hand":
                     pipe.new_hand(t)
@@ -135,6 +137,7 @@ def run(args: argparse.Namespace) -> int:
             index += 1
             bar.update(1)
             ok, image = cap.read()
+            pts = pts_of(cap)
     cap.release()
     events += calls[k:]
     out.mkdir(parents=True, exist_ok=True)

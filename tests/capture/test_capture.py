@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 from typing import Any
 
@@ -105,3 +106,46 @@ def test_camera_lost_for_good_ends_with_one_clear_error() -> None:
         next(it)
     assert sleeps == [1.0, 1.5, 1.5]
     assert status[0]["type"] == "camera_lost" and len(status) == 4
+
+
+def test_a_live_camera_is_stamped_by_the_clock_not_by_its_claimed_fps() -> None:
+    # a webcam that claims 30 fps and delivers 15 (dim light) made every duration double
+    # (an audit of 7 Dec): a stale call after 10 s instead of 5
+    now = [100.0]
+
+    def clock() -> float:
+        now[0] += 1 / 15  # one frame every 66 ms
+        return now[0]
+
+    src = open_source(0, opener=lambda s: FakeCap(31), clock=clock)
+    frames = list(itertools.islice(src, 31))
+    assert frames[30].t == pytest.approx(2.0)  # 30 frames at 15 fps: 2 s (index / 30 said 1 s)
+
+
+class PtsCap(FakeCap):
+    """A file whose own timestamps (ms) are given per frame."""
+
+    def __init__(self, pts_ms: list[float], fps: float) -> None:
+        super().__init__(len(pts_ms))
+        self.pts_ms, self.fps, self.i = pts_ms, fps, -1
+
+    def read(self) -> tuple[bool, Any]:
+        ok, img = super().read()
+        self.i += ok
+        return ok, img
+
+    def get(self, prop: int) -> float:
+        if prop == cv2.CAP_PROP_POS_MSEC:
+            return self.pts_ms[self.i]
+        return self.fps if prop == cv2.CAP_PROP_FPS else 0.0
+
+
+def test_a_variable_frame_rate_file_keeps_its_own_timestamps(tmp_path) -> None:
+    video = tmp_path / "v.mp4"
+    video.write_bytes(b"x")
+    steady = [i * 100.0 + (0.3 if i % 2 else 0.0) for i in range(20)]  # 10 fps, a little jitter
+    src = open_source(str(video), opener=lambda s: PtsCap(steady, 10.0))
+    assert [f.t for f in src] == [i / 10 for i in range(20)]  # index / fps, exactly as before
+    bursty = [0, 100, 200, 1500, 1600, 1700, 4000]  # the phone paused: its clock, not index / fps
+    src = open_source(str(video), opener=lambda s: PtsCap(bursty, 10.0))
+    assert [round(f.t, 3) for f in src] == [0.0, 0.1, 0.2, 1.5, 1.6, 1.7, 4.0]

@@ -157,6 +157,7 @@ def _segments(times: list[float], flags: list[bool | None]) -> list[list[Any]]:
 
 def evaluate_recording(root: str | Path, opts: RunOptions, on_frame: Callable[[int], None] | None = None) -> dict[str, Any]:
     """Every metric for one recording, plus the timelines the report plots."""
+    from vision.capture import FileClock, pts_of
     from vision.reader.reader import CardReader
     from vision.tracker.layout import load_layout
     from vision.tracker.pipeline import TablePipeline
@@ -191,6 +192,7 @@ def evaluate_recording(root: str | Path, opts: RunOptions, on_frame: Callable[[i
     card_time = 0.0
 
     cap = open_video(rec)
+    clock = FileClock(rec.fps)
     width, height = (int(v) for v in rec.meta["size"])
     k = 0
     index = 0
@@ -204,7 +206,7 @@ def evaluate_recording(root: str | Path, opts: RunOptions, on_frame: Callable[[i
                 raise DatasetError(
                     f"{rec.video_path}: frame {index} is {image.shape[1]}x{image.shape[0]}, meta.json says {width}x{height}"
                 )
-            t = index / rec.fps
+            t = clock(index, pts_of(cap))  # index / fps, or the file's own times (a variable frame rate)
             while k < len(injected) and float(injected[k]["t"]) <= t + 1e-9:
                 if injected[k]["type"] == "new_hand" and hasattr(pipe, "new_hand"):
                     pipe.new_hand(float(injected[k]["t"]))
