@@ -140,6 +140,7 @@ def make_feed(settings: ServerSettings, live: LiveReferee, opener: SourceFactory
         on_table=live.on_table,
         on_notices=live.on_notices,
         on_loop=live.on_loop,
+        on_status=live.on_feed_status,
         script=[(t, dict(call)) for t, call in src.calls],
         on_script=live.on_recorded_call,
         source_name=(src.path.name if src.path is not None else str(src.spec)) if src.spec is not None else "test source",

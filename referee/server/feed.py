@@ -94,6 +94,7 @@ class FrameFeed:
     # (recording time, call) pairs replayed by --demo; card reads always come from the camera
     script: list[tuple[float, dict[str, Any]]] = field(default_factory=list)
     on_script: Callable[[dict[str, Any]], None] = lambda _: None
+    on_status: Callable[[], None] = lambda: None  # the reader's status changed: tell the browsers
     _script_next: int = 0
     source_name: str | None = None
     loop: bool = False
@@ -132,7 +133,11 @@ class FrameFeed:
             self._thread.join(timeout)
 
     def command(self, fn: Callable[[PipelineLike], None]) -> None:
-        """Run `fn(pipeline)` on the camera thread before the next frame."""
+        """Run `fn(pipeline)` on the camera thread before the next frame (dropped once the
+        thread has ended, a video file played out: nothing would ever run them, and the queue
+        grew by two commands each new hand; an audit, 7 Dec)."""
+        if self._thread is not None and not self._thread.is_alive():
+            return
         self._commands.put(fn)
 
     def rebuild_pipeline(self) -> None:
@@ -209,6 +214,9 @@ class FrameFeed:
             self._pipeline = None
             self.status.reader = f"card reader unavailable: {exc}"
             log.warning("card reader unavailable: %s", exc)
+        # Said at once: the browsers showed "reader: not started" and asked for the market by
+        # hand after each demo loop until the next game event (a dashboard audit, 7 Dec).
+        self.on_status()
 
     def _loop_frames(self) -> None:
         import cv2

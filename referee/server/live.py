@@ -37,6 +37,9 @@ def calibration_path(settings: ServerSettings) -> Path:
     return settings.db_path.with_suffix(".layout.yaml")
 
 
+MAX_HEARD = 12  # voice prompts waiting for a tap; the oldest go first
+
+
 class LiveReferee:
     def __init__(self, settings: ServerSettings, service: GameService, manager: ConnectionManager,
                  loop: asyncio.AbstractEventLoop) -> None:
@@ -165,6 +168,10 @@ class LiveReferee:
     async def _declared(self, event: dict[str, Any]) -> None:
         await self.service.append(event, "recording")
         self.push_state()
+
+    def on_feed_status(self) -> None:
+        """The camera thread's reader came up (or failed): the browsers get a fresh state."""
+        self.loop.call_soon_threadsafe(self.push_state)
 
     def on_loop(self) -> None:
         """The demo recording starts over: new hand (or a new game once this one is over)."""
@@ -295,6 +302,10 @@ class LiveReferee:
                   audio_t: float, at: float) -> Heard:
         heard = Heard(uuid.uuid4().hex[:8], call, target, by, confidence, audio_t, at)
         self.heard[heard.id] = heard
+        # Unanswered prompts are not kept for ever: every state message carries them (an audit
+        # of 7 Dec: 500 of them made each message 51 KB). The oldest go past MAX_HEARD.
+        while len(self.heard) > MAX_HEARD:
+            self.heard.pop(next(iter(self.heard)))
         self.manager.broadcast("dashboard", {"type": "heard", "item": heard.to_json()})
         self.push_state()
         return heard

@@ -143,7 +143,9 @@ class GameService:
             outcome = Outcome(
                 accepted=True,
                 event=event,
-                index=self._event_count() - 1,
+                # Its place in the log: the accepted events before it (counted, not re-read: reading
+                # the whole game back on every append grew ~5 ms per 1,000 events; audit, 7 Dec).
+                index=self._log_index,
                 announcements=[jsonable(a) for a in _as_list(getattr(result, "announcements", None))],
                 results=[jsonable(r) for r in _as_list(getattr(result, "results", getattr(result, "result", None)))],
             )
@@ -158,7 +160,16 @@ class GameService:
             raise LookupError("Nothing to undo.")
         event = jsonable(undone)
         outcome = Outcome(accepted=True, event={"type": "undo", "undone": event})
-        self._reload_log()
+        # The log keeps what it showed (each entry's announcements, source, the refusals): the
+        # undone entry is marked, and the undo itself is logged. Reloading it from the session
+        # wiped all of that (a dashboard audit, 7 Dec).
+        last = next((e for e in reversed(self._log) if e.get("accepted") and e.get("i") == self._log_index - 1), None)
+        if last is None:
+            self._reload_log()
+        else:
+            last["undone"] = True
+            self._log_index -= 1
+            self._log.append({"i": None, "event": outcome.event, "accepted": True, "source": "undo"})
         self._refresh(outcome)
         return outcome
 
@@ -184,10 +195,6 @@ class GameService:
         self._refresh(Outcome(accepted=True, event={"type": "new_game"}))
 
     # ---- log and snapshot ---------------------------------------------------------------
-    def _event_count(self) -> int:
-        events = self._session_events()
-        return len(events) if events is not None else self._log_index
-
     def _session_events(self) -> list[dict[str, Any]] | None:
         for name in ("events", "log"):
             value = getattr(self._session, name, None)
@@ -198,11 +205,17 @@ class GameService:
         return None
 
     def _reload_log(self) -> None:
-        """After open or undo the session's own log is the truth for the event list."""
+        """After a restart the session's own log is the truth for the event list; replayed
+        through a fresh game, each entry gets its announcements and results back (who sent it
+        is not stored: "log")."""
         self._log.clear()
         events = self._session_events() or []
+        said = _replayed(self.header(), events)
         for i, event in enumerate(events):
-            self._log.append({"i": i, "event": event, "accepted": True, "source": "log"})
+            entry: dict[str, Any] = {"i": i, "event": event, "accepted": True, "source": "log"}
+            if i < len(said):
+                entry["announcements"], entry["results"] = said[i]
+            self._log.append(entry)
         self._log_index = len(events)
 
     def _push_log(self, event: dict[str, Any], source: str, outcome: Outcome) -> None:
@@ -261,3 +274,23 @@ def _free_stamp(db_path: Path, stamp: str) -> str:
         n += 1
         name = f"{stamp}-{n}"
     return name
+
+
+def _replayed(header: dict[str, Any], events: list[dict[str, Any]]) -> list[tuple[list[Any], list[Any]]]:
+    """(announcements, results) of each event, from a fresh game fed the log again (only the
+    last `log_size` entries are kept by the caller; the game is cheap to replay)."""
+    from referee.rules.engine import new_game
+
+    try:
+        game = new_game(header)
+    except ValueError:
+        return []
+    state, out = game.initial_state(), []
+    for event in events:
+        result = game.apply(state, {k: v for k, v in event.items() if k != "t"})
+        if not hasattr(result, "state"):  # cannot happen for a logged event; stop rather than guess
+            break
+        state = result.state
+        out.append(([jsonable(a) for a in _as_list(getattr(result, "announcements", None))],
+                     [jsonable(r) for r in _as_list(getattr(result, "results", None))]))
+    return out

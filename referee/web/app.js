@@ -212,8 +212,10 @@ function renderLog() {
   for (const e of entries) {
     const ev = e.event || {};
     const said = (e.announcements || []).map(announcementText).join(" ");
-    const what = ev.type === "call" ? `${ev.by}: ${t(ev.call)}${ev.target ? " " + ev.target : ""}` : ev.type;
-    list.append(el("li", { class: e.accepted ? "" : "rejected" },
+    const what = ev.type === "call" ? `${ev.by}: ${t(ev.call)}${ev.target ? " " + ev.target : ""}`
+      : ev.type === "undo" ? `undo ${(ev.undone || {}).type || ""}`
+      : ev.player ? `${ev.player}: ${ev.type}${ev.card !== undefined ? " " + ev.card : ""}` : ev.type;
+    list.append(el("li", { class: e.accepted ? (e.undone ? "undone" : "") : "rejected" },
       el("span", { text: `${what}${said ? " — " + said : ""}${e.accepted ? "" : " ✗ " + (e.reason || "")}` }),
       e.source && e.source !== "log" ? el("span", { class: "src", text: ` · ${e.source}` }) : null));
   }

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import CODE, HEADER, deal
+from .conftest import CODE, HEADER, MARKET, deal
 
 
 def test_openapi_documents_every_resource(make_client):
@@ -156,6 +156,27 @@ def test_undoing_a_confirmed_reveal_asks_for_it_again(make_client):
         client.post("/api/reveal/correct", json={"seat": "N", "cards": ["7S", "7C", "9D", "7H"]})
         assert client.post("/api/reveal/confirm", json={}).status_code == 200
         assert client.get("/api/game").json()["awaiting"]["kind"] == "deal"  # the Cut ended the hand
+
+
+def test_undo_and_restart_keep_the_logs_details(make_client, tmp_path: Path):
+    # Found by a dashboard audit (7 Dec): an undo reloaded the log from the session, so every
+    # entry lost its announcements and source, refusals vanished and the undo was not shown.
+    db = tmp_path / "kept.sqlite"
+    with make_client(db=db) as client:
+        deal(client)
+        assert client.post("/api/events", json={"type": "reset", "market": MARKET}).status_code == 409  # refused: no stale
+        client.post("/api/calls", json={"call": "kemps", "by": "N"})
+        before = client.get("/api/game").json()["log"]
+        assert client.post("/api/game/undo").status_code == 200
+        log = client.get("/api/game").json()["log"]
+        assert log[: len(before)] == [e | ({"undone": True} if e is before[-1] else {}) for e in before]
+        assert log[-1]["event"]["type"] == "undo" and log[-1]["source"] == "undo"
+        assert client.post("/api/calls", json={"call": "kemps", "by": "N"}).json()["accepted"]
+        assert client.get("/api/game").json()["log"][-1]["i"] == before[-1]["i"]  # the same place again
+    with make_client(db=db) as client:
+        log = client.get("/api/game").json()["log"]
+        assert [e["event"]["type"] for e in log] == ["deal", "call"]
+        assert log[0]["announcements"] and "results" in log[1]  # replayed: what was said comes back
 
 
 def test_restart_restores_the_exact_game(make_client, tmp_path: Path):

@@ -104,6 +104,31 @@ def test_a_heard_cut_without_target_waits_for_one(make_client):
         assert r.status_code == 200 and r.json()["event"]["target"] == "E"
 
 
+def test_unanswered_voice_prompts_are_capped(make_client):
+    from referee.server.live import MAX_HEARD
+
+    with make_client() as client:
+        live = client.app.state.live
+        ids = [client.portal.call(lambda: _add_heard(live)) for _ in range(MAX_HEARD + 5)]
+        assert list(live.heard) == ids[-MAX_HEARD:]  # the oldest went first
+        assert len(client.get("/api/state").json()["heard"]) == MAX_HEARD
+
+
+def test_commands_for_a_feed_that_ended_are_dropped(tmp_path: Path):
+    from referee.server.feed import FrameFeed
+    from vision.capture import open_source
+
+    video = write_recording(tmp_path / "clip.mp4", frames=3)
+    feed = FrameFeed(open_source=lambda: open_source(str(video)), pipeline_factory=lambda fps: None,
+                     on_events=lambda *a: None, on_frame=lambda *a: None, on_table=lambda *a: None, realtime=False)
+    feed.start()
+    assert feed._thread is not None
+    feed._thread.join(30)
+    for _ in range(50):
+        feed.new_hand()
+    assert feed._commands.qsize() == 0
+
+
 async def _add_heard(live: Any, call: str = "kemps") -> str:
     return live.add_heard(call, None, None, 0.7, 3.2, 0.0).id
 

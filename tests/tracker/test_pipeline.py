@@ -472,6 +472,19 @@ def test_a_zone_outside_the_cameras_frame_is_reported_once() -> None:
     assert list(d.notices[0]["zones"]) == ["discard:S"] and "discard:S" in d.notices[0]["message"]
 
 
+@pytest.mark.parametrize("size,told", [((720, 1280), True), ((640, 480), False), ((1920, 1080), False)])
+def test_a_layout_stretched_to_frames_of_another_shape_is_reported(size: tuple[int, int], told: bool) -> None:
+    # an audit of 7 Dec: a portrait video on the landscape layout gave swaps to the wrong
+    # seats with no word said; a 4:3 camera on a 16:9 layout of the same table is fine
+    lay = load_layout("kemps-4")
+    pipe = TablePipeline(lay, TruthReader(Scene(lay, size=size, seed=0)), {"game": "kemps", "players": ["N", "E", "S", "W"]}, 15.0)
+    from vision.types import Frame
+
+    step = pipe.process(Frame(image=np.zeros((size[1], size[0], 3), np.uint8), t=0.0, index=0))
+    kinds = [n["type"] for n in step.notices]
+    assert ("layout_stretched" in kinds) == told
+
+
 @pytest.mark.parametrize("share", [0.005, None])
 def test_khmer_a_small_slide_in_the_centre_still_times_the_deal(share: float | None) -> None:
     """A card slid through the centre with no arm over it moves ~2 % of the zone, under the

@@ -337,6 +337,7 @@ class TablePipeline:
             self._masks = ZoneMasks(self.layout, frame.size, self.config.motion.scale)
             self._gate = MotionGate(self._masks, self.config.motion, self.fps)
             self._queued_notices += _out_of_view_notice(self._masks.layout, t)
+            self._queued_notices += _stretched_notice(self.layout, frame.size, t)
         gate = self._gate
         assert gate is not None
         motion = gate.update(frame.image)
@@ -671,7 +672,7 @@ class TablePipeline:
             zones[name] = ZoneCards(name, f.cards, f.confidences, f.occluded)
         for seat, st in self.reveals.seats.items():  # a reveal in progress: what is read so far
             cards = st.hand or st.last or ()
-            conf = st.confidence or tuple(round(sum(st.conf.get(c, [0.0])) / max(1, len(st.conf.get(c, []))), 4) for c in cards)
+            conf = st.confidence or tuple(round(st.conf.get(c, (0.0, 0))[0] / max(1, st.conf.get(c, (0.0, 0))[1]), 4) for c in cards)
             zones[f"reveal:{seat}"] = ZoneCards(f"reveal:{seat}", tuple(cards), tuple(conf), self._runs.get(f"reveal:{seat}", _ZoneRun()).covered)
         if self.khmer_table is not None:
             # Stacked piles show only their top card: what they hold comes from the steals.
@@ -780,6 +781,21 @@ def _out_of_view_notice(layout: Layout, t: float) -> list[Event]:
     return [{"type": "layout_out_of_view", "zones": out, "t": round(t, 3),
              "message": f"Part of the table is outside the camera's view: {names}. Move the camera "
                         "or recalibrate the layout so every zone is in the picture."}]  # fmt: skip
+
+
+def _stretched_notice(layout: Layout, size: tuple[int, int], t: float) -> list[Event]:
+    """A notice when the layout was drawn for frames of another shape: its zones are stretched
+    to fit, which is harmless for a 4:3 camera on a 16:9 layout of the same table and nonsense
+    for a portrait video on a landscape layout (an audit of 7 Dec: swaps given to the wrong
+    seats, the deal 2.7 s late, with no word said)."""
+    (lw, lh), (fw, fh) = layout.size, size
+    ratio = (fw / fh) / (lw / lh)
+    if 0.75 <= ratio <= 1.34:  # 16:9 against 4:3 is 0.75
+        return []
+    return [{"type": "layout_stretched", "layout_size": [lw, lh], "frame_size": [fw, fh], "t": round(t, 3),
+             "message": f"The table layout was drawn for {lw}x{lh} frames and the camera gives {fw}x{fh}: "
+                        "its zones are stretched to fit and will not lie over the table. Calibrate a layout "
+                        "for this camera (referee layout auto or the dashboard's calibration)."}]  # fmt: skip
 
 
 def _merge_rois(rois: list[tuple[int, int, int, int]]) -> list[tuple[int, int, int, int]]:
