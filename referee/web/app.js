@@ -205,6 +205,14 @@ function describeResult(r) {
   return head + mark + letters + points;
 }
 
+// Event and source names in the chosen language (the raw name when there is no translation).
+function evName(type) { const k = `ev_${type}`; const s = t(k); return s === k ? type : s; }
+function srcName(source) {
+  const [kind, rest] = String(source).split(/[: ]/, 2);
+  const k = `src_${kind}`; const s = t(k);
+  return (s === k ? kind : s) + (rest ? ` ${String(source).slice(kind.length + 1)}` : "");
+}
+
 function renderLog() {
   const list = $("#log");
   list.replaceChildren();
@@ -213,11 +221,11 @@ function renderLog() {
     const ev = e.event || {};
     const said = (e.announcements || []).map(announcementText).join(" ");
     const what = ev.type === "call" ? `${ev.by}: ${t(ev.call)}${ev.target ? " " + ev.target : ""}`
-      : ev.type === "undo" ? `undo ${(ev.undone || {}).type || ""}`
-      : ev.player ? `${ev.player}: ${ev.type}${ev.card !== undefined ? " " + ev.card : ""}` : ev.type;
+      : ev.type === "undo" ? `${evName("undo")} ${evName((ev.undone || {}).type || "")}`
+      : ev.player ? `${ev.player}: ${evName(ev.type)}${ev.card !== undefined ? " " + ev.card : ""}` : evName(ev.type);
     list.append(el("li", { class: e.accepted ? (e.undone ? "undone" : "") : "rejected" },
       el("span", { text: `${what}${said ? " — " + said : ""}${e.accepted ? "" : " ✗ " + (e.reason || "")}` }),
-      e.source && e.source !== "log" ? el("span", { class: "src", text: ` · ${e.source}` }) : null));
+      e.source && e.source !== "log" ? el("span", { class: "src", text: ` · ${srcName(e.source)}` }) : null));
   }
   const calls = $("#call-log");
   calls.replaceChildren(...(ui.state.calls || []).slice().reverse().map((c) => el("li", {

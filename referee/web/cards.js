@@ -30,7 +30,7 @@ export function cardEl(card, { confidence = null, small = false, onclick = null,
   if (!card) {
     const empty = el("div", { class: `card empty ${small ? "small" : ""} ${onclick ? "clickable" : ""} ${extra}` }, el("span", { class: "suit", text: "?" }));
     if (onclick) empty.addEventListener("click", onclick);
-    return empty;
+    return clickable(empty, onclick);
   }
   const { rank, suit } = splitCard(card);
   const red = suit === "H" || suit === "D";
@@ -42,6 +42,19 @@ export function cardEl(card, { confidence = null, small = false, onclick = null,
     node.append(el("span", { class: `conf ${confidence < 0.8 ? "low" : ""}`, style: `width:${Math.round(confidence * 100)}%` }));
   }
   if (onclick) node.addEventListener("click", onclick);
+  return clickable(node, onclick);
+}
+
+// A clickable card is a button to the keyboard and to screen readers too: a div is skipped by
+// Tab, so the market could not be entered nor a revealed card corrected without a mouse.
+function clickable(node, onclick) {
+  if (!onclick) return node;
+  node.setAttribute("role", "button");
+  node.setAttribute("tabindex", "0");
+  if (!node.getAttribute("aria-label")) node.setAttribute("aria-label", node.dataset.card ? `card ${node.dataset.card}` : "choose a card");
+  node.addEventListener("keydown", (ev) => {
+    if (ev.key === "Enter" || ev.key === " ") { ev.preventDefault(); onclick(ev); }
+  });
   return node;
 }
 

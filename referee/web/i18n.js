@@ -2,6 +2,11 @@
 // translations from the referee (Announcement.text), so only the chrome lives here.
 const STRINGS = {
   en: {
+    ev_deal: "deal", ev_swap: "swap", ev_stale: "stale", ev_reset: "reset", ev_reveal: "reveal", ev_new_hand: "new hand",
+    ev_play: "plays", ev_steal: "steals", ev_discard: "discards", ev_close: "closes", ev_fold: "folds", ev_undo: "undo",
+    ev_correct: "correction", ev_show: "shows", ev_redraw: "redraws", ev_reshuffle: "reshuffle", ev_new_game: "new game",
+    src_camera: "camera", src_dashboard: "dashboard", src_demo: "demo", src_recording: "recording", src_voice: "voice",
+    src_phone: "phone", src_log: "log", src_undo: "undo",
     title: "Kemps Referee", offline: "offline", online: "live", sound_off: "♪ Sound off", sound_on: "♪ Sound on ✓",
     mic: "Mic", zones: "zones", cards: "cards", market: "Market", stale_title: "Market is stale",
     stale_body: "dealer: discard the four cards and deal four new ones.", mark_stale: "Mark stale",
@@ -31,6 +36,11 @@ const STRINGS = {
     record_deal: "Record the deal", record_reset: "Record the new market", khmer_no_calls: "Khmer has no calls: follow the game on the dashboard.",
   },
   fr: {
+    ev_deal: "donne", ev_swap: "échange", ev_stale: "table figée", ev_reset: "nouvelle table", ev_reveal: "dévoilement", ev_new_hand: "nouvelle manche",
+    ev_play: "joue", ev_steal: "vole", ev_discard: "défausse", ev_close: "ferme", ev_fold: "abandonne", ev_undo: "annulation",
+    ev_correct: "correction", ev_show: "montre", ev_redraw: "repioche", ev_reshuffle: "remélange", ev_new_game: "nouvelle partie",
+    src_camera: "caméra", src_dashboard: "tableau", src_demo: "démo", src_recording: "enregistrement", src_voice: "voix",
+    src_phone: "téléphone", src_log: "journal", src_undo: "annulation",
     title: "Arbitre Kem's", offline: "hors ligne", online: "en direct", sound_off: "♪ Son coupé", sound_on: "♪ Son ✓",
     mic: "Micro", zones: "zones", cards: "cartes", market: "Table", stale_title: "La table est figée",
     stale_body: "donneur : retirez les quatre cartes et posez-en quatre nouvelles.", mark_stale: "Table figée",
@@ -60,6 +70,11 @@ const STRINGS = {
     record_deal: "Enregistrer la donne", record_reset: "Enregistrer la nouvelle table", khmer_no_calls: "Le Khmer n'a pas d'annonces : suivez la partie sur le tableau.",
   },
   es: {
+    ev_deal: "reparto", ev_swap: "cambio", ev_stale: "mesa parada", ev_reset: "mesa nueva", ev_reveal: "muestra", ev_new_hand: "mano nueva",
+    ev_play: "juega", ev_steal: "roba", ev_discard: "descarta", ev_close: "cierra", ev_fold: "se retira", ev_undo: "deshacer",
+    ev_correct: "corrección", ev_show: "muestra", ev_redraw: "vuelve a robar", ev_reshuffle: "rebarajar", ev_new_game: "partida nueva",
+    src_camera: "cámara", src_dashboard: "panel", src_demo: "demo", src_recording: "grabación", src_voice: "voz",
+    src_phone: "teléfono", src_log: "registro", src_undo: "deshacer",
     title: "Árbitro Kemps", offline: "sin conexión", online: "en vivo", sound_off: "♪ Sin sonido", sound_on: "♪ Sonido ✓",
     mic: "Micro", zones: "zonas", cards: "cartas", market: "Mesa", stale_title: "La mesa está parada",
     stale_body: "repartidor: descarta las cuatro cartas y pon cuatro nuevas.", mark_stale: "Mesa parada",

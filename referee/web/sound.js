@@ -8,6 +8,15 @@ let audio = null;
 
 export function soundEnabled() { return enabled; }
 
+// Sound switched on before a reload: the audio engine may only start on a user gesture, so it
+// starts on the first click or key press (before, every beep was skipped until the button was
+// pressed again, while it said "on").
+if (enabled) {
+  const wake = () => { setSound(true); window.removeEventListener("pointerdown", wake); window.removeEventListener("keydown", wake); };
+  window.addEventListener("pointerdown", wake);
+  window.addEventListener("keydown", wake);
+}
+
 export function setSound(on) {
   enabled = on;
   localStorage.setItem("kr_sound", on ? "1" : "0");

@@ -203,6 +203,20 @@ def test_a_phone_follows_a_new_game_and_says_when_the_server_is_gone(browser, se
     assert phone.inner_text("#status").strip()
 
 
+def test_the_market_can_be_entered_with_the_keyboard(browser, server_factory):
+    # Found by a dashboard audit (7 Dec): the market's slots were divs Tab skipped.
+    server = server_factory([])
+    page = open_dashboard(browser, server)
+    slot = page.locator("#market-entry-cards [data-slot='0']")
+    assert slot.get_attribute("role") == "button" and slot.get_attribute("tabindex") == "0"
+    slot.focus()
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#dlg-card[open]")
+    page.click("#card-picker [data-card='7C']")
+    page.wait_for_selector("#market-entry-cards [data-card='7C']")
+    assert page.js_errors == []
+
+
 def test_picks_in_progress_survive_another_players_show_being_recorded(browser, server_factory):
     """Two players must show cards: the picks entered for one survive the other's being recorded
     (a phone or another dashboard) in between. Before, the update wiped them (CI, 2026-12-07)."""
