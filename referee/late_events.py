@@ -22,6 +22,11 @@ Event = dict[str, Any]
 
 # Refusal codes (referee.rules.common.RejectCode values) that a late earlier move explains.
 HOLD_CODES = frozenset({"not_your_turn"})
+# A person's events held too when refused for turn order: a Khmer close or fold declared while
+# the camera has not yet seen the opponent's last card (found with the camera frozen 4 s
+# around moves, 7 Dec). A person's other events never are: a move entered out of turn is a
+# mistake to be told at once.
+HELD_DECLARATIONS = frozenset({"close", "fold"})
 
 
 @dataclass

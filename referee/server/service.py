@@ -19,7 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
-from referee.late_events import LateEvents
+from referee.late_events import HELD_DECLARATIONS, LateEvents
 from referee.server.outcome import Outcome
 
 T = TypeVar("T")
@@ -53,6 +53,7 @@ def _as_list(value: Any) -> list[Any]:
     return [value]
 
 
+
 class GameService:
     """Owns the session: open or create, append, undo, export, new game, snapshot."""
 
@@ -70,6 +71,8 @@ class GameService:
         # Camera events refused for turn order, offered again after each accepted event:
         # the camera can report a move after the next one (referee/late_events.py).
         self.late = LateEvents()
+        self._camera_t = 0.0  # the last camera event's time (held events expire on it)
+        self._held_source: dict[int, str] = {}  # id(held event) -> who sent it
 
     # ---- thread plumbing -------------------------------------------------------------
     async def _run(self, fn: Callable[..., T], *args: Any) -> T:
@@ -121,14 +124,21 @@ class GameService:
     def _append(self, event: dict[str, Any], source: str) -> Outcome:
         camera = source == "camera"
         if camera and isinstance(event.get("t"), (int, float)):
-            self.late.expire(float(event["t"]))
-        outcome = self._judge(event, source, hold=camera)
-        if outcome.accepted:  # each held camera event may be legal now (its own log entry)
-            self.late.retry(lambda e: self._session.accepts(e) and self._judge(e, "camera (late)").accepted)
+            self._camera_t = float(event["t"])
+            self.late.expire(self._camera_t)
+        # A camera move refused for turn order is held (read late: the earlier move may come);
+        # so is a person's close or fold (a declaration made while the camera has not yet seen
+        # the opponent's last card is taken once it has), at the camera's last time. A person's
+        # other events are never held: a move entered out of turn is a mistake to be told at once.
+        declared = event.get("type") in HELD_DECLARATIONS
+        hold_t = float(event.get("t") or 0.0) if camera else (self._camera_t if declared else None)
+        outcome = self._judge(event, source, hold_t=hold_t)
+        if outcome.accepted:  # each held event may be legal now (its own log entry)
+            self.late.retry(lambda e: self._session.accepts(e) and self._judge(e, f"{self._held_source.pop(id(e), 'camera')} (late)").accepted)
         return outcome
 
-    def _judge(self, event: dict[str, Any], source: str, hold: bool = False) -> Outcome:
-        """One append, logged; `hold`: a camera event refused for turn order is held (`late`)."""
+    def _judge(self, event: dict[str, Any], source: str, hold_t: float | None = None) -> Outcome:
+        """One append, logged; with `hold_t` an event refused for turn order is held (`late`)."""
         from referee.session import Rejected
 
         result = self._session.append(event)
@@ -136,7 +146,8 @@ class GameService:
             code = getattr(result, "code", None)
             outcome = Outcome(accepted=False, event=event, reason=str(result.reason),
                               code=str(getattr(code, "value", code) or "rejected"))
-            if hold and self.late.hold(event, outcome.code, float(event.get("t") or 0.0)):
+            if hold_t is not None and self.late.hold(event, outcome.code, hold_t):
+                self._held_source[id(event)] = source
                 outcome.reason = f"{outcome.reason} (held: offered again after the next accepted event)"
             self._push_log(event, source, outcome)
         else:

@@ -69,11 +69,26 @@ def test_server_holds_a_camera_play_the_referee_gets_before_the_earlier_one(tmp_
     svc._close()
 
 
-def test_server_never_holds_a_persons_event_or_another_refusal(tmp_path: Path) -> None:
+def test_server_never_holds_a_persons_move_or_another_refusal(tmp_path: Path) -> None:
     svc = GameService(tmp_path / "k.sqlite", KHMER)
     svc._open()
     svc._append(DEAL, "dashboard")
     assert not svc._append({"type": "play", "player": "N", "card": "6H"}, "dashboard").accepted
     assert not svc._append({"type": "play", "player": "S", "card": "KD", "t": 3.0}, "camera").accepted
     assert svc.late.held == []
+    svc._close()
+
+
+def test_a_close_declared_before_the_camera_saw_the_last_move_is_taken_once_it_has(tmp_path: Path) -> None:
+    # Found with the camera frozen 4 s around moves (7 Dec): S's close came while the camera
+    # had not yet reported N's last move, was refused ("it is N's turn") and the deal never ended.
+    svc = GameService(tmp_path / "k.sqlite", KHMER)
+    svc._open()
+    svc._append(DEAL, "dashboard")
+    assert svc._append({"type": "play", "player": "S", "card": "5S", "t": 5.0}, "camera").accepted
+    refused = svc._append({"type": "close", "player": "S"}, "dashboard")
+    assert not refused.accepted and "held" in (refused.reason or "")
+    assert svc._append({"type": "play", "player": "N", "card": "6H", "t": 6.2}, "camera").accepted
+    assert [e["type"] for e in svc._session.events()][-2:] == ["play", "close"]
+    assert svc.snapshot["log"][-1]["source"] == "dashboard (late)"
     svc._close()

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from referee.late_events import LateEvents
+from referee.late_events import HELD_DECLARATIONS, LateEvents
 from vision.evaluate import metrics as M
 from vision.evaluate.dataset import DatasetError, Recording, load_recording
 
@@ -56,15 +56,17 @@ class Referee:
         return cls(game=game, state=game.initial_state())
 
     def apply(self, ev: dict[str, Any], camera: bool = False) -> bool:
-        """Judge one event; a camera event refused for turn order is held and offered again
-        after each accepted event until it is too old (`late`)."""
+        """Judge one event; one refused for turn order is held and offered again after each
+        accepted event until it is too old (`late`): a camera move read late, or a player's
+        close or fold declared while the camera has not yet seen the opponent's last move
+        (as live: the server holds both the same way, `HELD_DECLARATIONS`)."""
         if camera:
             for old in self.late.expire(float(ev.get("t", 0.0))):
                 self.rejected.append({**old, "reason": self._reasons.pop(id(old), "")})
         ok, code, reason = self._judge(ev)
         if ok:
             self.late_accepted += len(self.late.retry(lambda e: self._judge(e)[0]))
-        elif camera and self.late.hold(ev, code, float(ev.get("t", 0.0))):
+        elif (camera or ev.get("type") in HELD_DECLARATIONS) and self.late.hold(ev, code, float(ev.get("t", 0.0))):
             self._reasons[id(ev)] = reason
         else:
             self.rejected.append({**ev, "reason": reason})
@@ -225,7 +227,11 @@ def evaluate_recording(root: str | Path, opts: RunOptions, on_frame: Callable[[i
                     continue
                 if ev.get("type") not in M.UNSCORED_TYPES:
                     pred_events.append(ev)
+                awaited = ref.awaited_seats(players)
                 ref.apply(ev, camera=True)
+                seats = ref.awaited_seats(players)
+                if seats and seats != awaited:  # a held close taken now: read the hands
+                    pipe.request_reveal(seats, float(ev["t"]), ref.awaited_sizes())
             times.append(t)
             pred_markets.append(tuple(step.state.market) if step.state is not None else None)
             if index in card_frames:
