@@ -92,6 +92,13 @@ def run(args: argparse.Namespace) -> int:
     wall = time.perf_counter() - start
     fps = frames / wall if wall > 0 else 0.0
     print(f"watch: {frames} frames in {wall:.1f} s ({fps:.1f} fps, {pipe.reads} reader calls)", file=sys.stderr)
+    expected = getattr(source, "frame_count", None)
+    stopped_early = args.max_seconds is not None and frames and frame.t > args.max_seconds
+    if expected and frames < 0.95 * expected and not stopped_early:  # a cut or damaged file ends quietly otherwise
+        print(f"watch: warning: the video ended at frame {frames} of the {expected} it announces "
+              "(a truncated or damaged file?)", file=sys.stderr)
+    if frames <= 1 and not source.live:
+        print("watch: warning: one frame only: is this an image rather than a video?", file=sys.stderr)
     return 0
 
 
