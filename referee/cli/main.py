@@ -53,23 +53,32 @@ def add_precision_arg(p: argparse.ArgumentParser) -> None:
     )  # fmt: skip
 
 
+def _number(value: str, kind: type, what: str) -> float:
+    try:
+        return kind(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not {what}: {value!r}") from None
+
+
 def camera_index(value: str) -> int:
     """argparse type: a webcam index, 0 or more (OpenCV crashes the process on a negative one)."""
-    try:
-        n = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a camera index: {value!r}") from None
+    n = int(_number(value, int, "a camera index"))
     if n < 0:
         raise argparse.ArgumentTypeError(f"a camera index is 0 or more, not {n}")
     return n
 
 
+def port_number(value: str) -> int:
+    """argparse type: a TCP port, 1-65535, or 0 for any free one."""
+    n = int(_number(value, int, "a port number"))
+    if not 0 <= n <= 65535:
+        raise argparse.ArgumentTypeError(f"a port is 1 to 65535 (0: any free one), not {n}")
+    return n
+
+
 def positive_float(value: str) -> float:
     """argparse type: a finite number over 0 (a time, a rate, a tolerance)."""
-    try:
-        x = float(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {value!r}") from None
+    x = _number(value, float, "a number")
     if not (math.isfinite(x) and x > 0):
         raise argparse.ArgumentTypeError(f"must be a finite number over 0, not {value}")
     return x
@@ -77,24 +86,10 @@ def positive_float(value: str) -> float:
 
 def nonnegative_float(value: str) -> float:
     """argparse type: a finite number, 0 or more."""
-    try:
-        x = float(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {value!r}") from None
+    x = _number(value, float, "a number")
     if not (math.isfinite(x) and x >= 0):
         raise argparse.ArgumentTypeError(f"must be a finite number, 0 or more, not {value}")
     return x
-
-
-def port_number(value: str) -> int:
-    """argparse type: a TCP port, 1-65535, or 0 for any free one."""
-    try:
-        n = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a port number: {value!r}") from None
-    if not 0 <= n <= 65535:
-        raise argparse.ArgumentTypeError(f"a port is 1 to 65535 (0: any free one), not {n}")
-    return n
 
 
 def build_parser() -> argparse.ArgumentParser:
