@@ -3,6 +3,8 @@
     nice -n 10 .venv/bin/python benchmarks/bench_voice.py            # report with configs/voice.yaml
     nice -n 10 .venv/bin/python benchmarks/bench_voice.py --tune     # tune on awb+slt first
     ... --tune --write-config --docs                                  # save thresholds + docs/voice.md
+                                                                      # (refused while the config has settings the
+                                                                      # tuner does not model: docs/voice.md)
 
 Tuning uses only the TUNE voices (call streams and chatter, clean and 20 dB); every
 figure in the report comes from the TEST voices, which tuning never saw.

@@ -44,8 +44,14 @@ def markets() -> int:
     return 0
 
 
-def main() -> int:
-    if "--markets" in sys.argv[1:]:
+def main(argv: list[str] | None = None) -> int:
+    import argparse
+
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--markets", action="store_true",
+                    help="write only the whole-card reader's fixtures (market_*.jpg, market_truth.json)")
+    args = ap.parse_args(argv)  # --help answers before anything is written
+    if args.markets:
         return markets()
     from bench_reader import cascade_scene
     from reader_eval import truth_cards

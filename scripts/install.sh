@@ -23,6 +23,12 @@ SUDO=""; [[ $(id -u) -ne 0 ]] && SUDO="sudo"
 apt_pkgs=(flite sox)
 (( DEV )) && apt_pkgs+=(chromium fonts-dejavu-core)
 (( DEV || VOICES )) && apt_pkgs+=(festival festvox-kdlpc16k festvox-us-slt-hts espeak-ng)
+PY=${PYTHON:-python3}
+# Debian's own python3 makes virtual environments only with python3-venv (ensurepip); a
+# fresh machine without it stopped at "creating .venv".
+if [[ ! -x .venv/bin/python ]] && ! "$PY" -c "import ensurepip" >/dev/null 2>&1; then
+  apt_pkgs+=(python3-venv)
+fi
 missing=()
 for p in "${apt_pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if ((${#missing[@]})); then
@@ -31,7 +37,6 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-PY=${PYTHON:-python3}
 if [[ ! -x .venv/bin/python ]]; then
   echo "==> creating .venv"
   "$PY" -m venv .venv

@@ -51,8 +51,10 @@ def test_every_reader_command_takes_the_same_precision_flag() -> None:
     assert set(READER_PRECISIONS) == set(PRECISIONS)
     parser = build_parser()
     sub = next(a for a in parser._actions if a.dest == "command")
-    for name in ("serve", "watch", "read", "eval"):
-        (flag,) = [a for a in sub.choices[name]._actions if "--precision" in a.option_strings]
+    layout_sub = next(a for a in sub.choices["layout"]._actions if isinstance(a, type(sub)))
+    for name, p in [*((n, sub.choices[n]) for n in ("serve", "watch", "read", "eval", "annotate")),
+                    ("layout auto", layout_sub.choices["auto"])]:
+        (flag,) = [a for a in p._actions if "--precision" in a.option_strings]
         assert flag.default == "auto" and tuple(flag.choices) == READER_PRECISIONS, name
 
 

@@ -14,6 +14,8 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+from referee.cli.main import add_precision_arg
+
 
 def register(subparsers: Any) -> None:
     p = subparsers.add_parser(
@@ -30,6 +32,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--teams", default=None, help="teams as seat groups, e.g. N+S,E+W (default: facing pairs)")
     p.add_argument("--calls", default=None, help="optional JSONL of timed calls/new_hand ({'type':'call',…,'t':…}) to inject so reveals are read")
     p.add_argument("--model", default=None, help="card reader model folder (default: models/)")
+    add_precision_arg(p)
     p.add_argument("--link", action="store_true", help="symlink the video instead of copying it")
     p.set_defaults(func=run)
 
@@ -109,7 +112,7 @@ def run(args: argparse.Namespace) -> int:
     calls = _load_calls(args.calls)
     try:
         layout = load_layout(args.layout or DEFAULT_LAYOUTS[args.game]).scaled(size)
-        reader = CardReader.load(args.model)
+        reader = CardReader.load(args.model, precision=args.precision)
     except (LayoutError, RuntimeError, ValueError) as exc:
         raise CliError(str(exc)) from None
     pipe = TablePipeline(layout, reader, dict(header), fps)

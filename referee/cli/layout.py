@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from referee.cli.main import CliError
+from referee.cli.main import CliError, add_precision_arg
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -40,6 +40,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     a.add_argument("image", metavar="IMAGE", help="still image of the table with the market dealt")
     a.add_argument("--layout", default="kemps-4", metavar="FILE", help="layout to start from (default kemps-4)")
     a.add_argument("--model", metavar="DIR", help="card-reader model folder (default: the repo's models/)")
+    add_precision_arg(a)
     a.add_argument("--out", required=True, metavar="FILE", help="YAML file to write")
     a.set_defaults(func=_auto)
 
@@ -128,7 +129,7 @@ def _auto(args: argparse.Namespace) -> int:
     lay = _load(args.layout)
     image = _read_image(args.image)
     size = (int(image.shape[1]), int(image.shape[0]))
-    det = _load_reader(args.model).read(image)
+    det = _load_reader(args.model, args.precision).read(image)
     try:
         poly = auto_place_market(det, size)
     except LayoutError as exc:
