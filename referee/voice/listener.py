@@ -1,6 +1,6 @@
 """Streaming keyword spotter for spoken calls (pocketsphinx keyword mode).
 
-Feed 16 kHz mono int16 PCM in any piece size; get `VoiceCall`s back as they are decided.
+Feed 16 kHz mono int16 PCM in pieces of any number of whole samples (an odd byte count is refused); get `VoiceCall`s back as they are decided.
 How a detection is decided (each rule fixes a measured trap, see docs/voice.md):
 - the utterance keeps running across detections (restarting after each one turns
   "stop kemps" into "kemps"); it is restarted only in silence, so cost stays bounded;

@@ -52,12 +52,17 @@ class SegmentEndConfig:
 
 
 def frame_levels_db(pcm: np.ndarray) -> np.ndarray:
-    """dB of each whole 10 ms frame (160 samples) of int16 `pcm`: 10 log10(mean square + 1).
-    The listener's frame levels and the benchmarks' replays both come from here, so a replay
-    finds the same ends as the listener (exact: 160 squares stay far under 2**53)."""
+    """dB of each whole 10 ms frame (160 samples) of int16 `pcm`: 10 log10(variance + 1), the
+    frame's own mean taken out. The listener's frame levels and the benchmarks' replays both
+    come from here, so a replay finds the same ends as the listener.
+
+    The mean is taken out because a microphone's DC offset is no sound: counted as loudness
+    (mean square), +1000 of offset read as 60 dB of "noise" under every pause, so no call was
+    followed by the level drop the pause checks ask for (an audit of 7 Dec: every direct call
+    of the fixtures a prompt, and at a low gain every call lost)."""
     n = len(pcm) // FRAME
     x = np.asarray(pcm[: n * FRAME], dtype=np.float64).reshape(n, FRAME)
-    return 10.0 * np.log10((x * x).mean(axis=1) + 1.0)
+    return 10.0 * np.log10(x.var(axis=1) + 1.0)
 
 
 def _rank(n: int, q: float) -> int:

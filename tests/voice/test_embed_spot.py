@@ -45,8 +45,13 @@ def test_frame_levels_are_db_of_each_whole_10_ms_frame() -> None:
     assert got.shape == (5,)  # the 70 samples left over are no frame
     for k in range(5):
         x = [int(v) for v in pcm[160 * k : 160 * (k + 1)]]
-        assert got[k] == 10.0 * math.log10(sum(v * v for v in x) / 160 + 1.0)  # exact, not approximate
+        mean = sum(x) / 160
+        assert got[k] == pytest.approx(10.0 * math.log10(sum((v - mean) ** 2 for v in x) / 160 + 1.0), rel=1e-12)
     assert frame_levels_db(np.zeros(160, dtype=np.int16))[0] == 0.0
+    # a microphone's DC offset is no sound (an audit of 7 Dec: +1000 of it hid every pause)
+    assert frame_levels_db(np.full(160, 1000, dtype=np.int16))[0] == 0.0
+    shifted = (pcm.astype(np.int32) // 4 + 3000).astype(np.int16)
+    assert np.allclose(frame_levels_db(shifted), frame_levels_db((pcm.astype(np.int32) // 4).astype(np.int16)))
 
 
 def test_a_shout_then_silence_is_one_end_reported_once_its_pause_is_known() -> None:

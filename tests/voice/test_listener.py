@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 pytest.importorskip("pocketsphinx")
@@ -76,6 +77,18 @@ def test_one_word_calls_go_straight_through_when_configured() -> None:
     got = lis.feed(pcm) + lis.flush()
     one_word = [c for c in got if len(c.phrase.split()) == 1]
     assert one_word and not any(c.provisional for c in one_word)
+
+
+@pytest.mark.parametrize("dc", [1000, 3000])
+def test_a_microphones_dc_offset_changes_nothing_heard(dc: int) -> None:
+    # an audit of 7 Dec: with +1000 of DC every direct call was only a prompt (the offset read as
+    # loud noise under every pause after a call)
+    pcm = np.frombuffer(read_wav(FIX / "kems_calls.wav"), np.int16).astype(np.int32)
+    shifted = np.clip(pcm + dc, -32768, 32767).astype(np.int16).tobytes()
+    lis = CallListener("kems", NAMES)
+    got = lis.feed(shifted) + lis.flush()
+    plain = listen("kems_calls", "kems")
+    assert [(c.call, c.provisional) for c in got] == [(c.call, c.provisional) for c in plain]
 
 
 def test_odd_byte_count_is_refused() -> None:
