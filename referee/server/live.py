@@ -182,8 +182,18 @@ class LiveReferee:
         if view.get("finished"):
             await self.service.new_game(self.service.header())
         elif view.get("phase") not in ("deal", None):
+            # A reveal the camera read and nobody confirmed: the demo's players confirm it, so the
+            # demo shows the deal judged (a Khmer deal cannot start over before its reveal).
+            draft = self.reveal.to_json() if self.reveal is not None else None
+            if draft and all(draft["hands"].get(seat) for seat in draft["seats"]):
+                confirmed = await self.service.append({"type": "reveal", "hands": draft["hands"]}, "demo")
+                if confirmed.accepted and (self.service.snapshot.get("view") or {}).get("finished"):
+                    await self.service.new_game(self.service.header())
+                    self.reveal = None
+                    self.push_state()
+                    return
             outcome = await self.service.append({"type": "new_hand"}, "demo")
-            if not outcome.accepted:  # a deal that cannot end (a reveal never read): start clean
+            if not outcome.accepted:  # a deal that still cannot end (its reveal never read): start clean
                 await self.service.new_game(self.service.header())
         self.reveal = None
         self.push_state()
