@@ -105,7 +105,7 @@ class FrameSource:
             raise CaptureError(f"{what}: opened but no frame could be decoded (corrupt or unsupported video?)")
         self._cap = cap
         self._pending = first
-        self._pending_pts = _pts(cap)
+        self._pending_pts = pts_of(cap)
         fps = float(cap.get(5) or 0.0)  # cv2.CAP_PROP_FPS
         self.fps = fps if 1.0 <= fps <= 240.0 else 30.0
         if not 1.0 <= fps <= 240.0:
@@ -127,7 +127,7 @@ class FrameSource:
             if cap is not None and cap.isOpened():
                 ok, img = cap.read()
                 if ok and img is not None:
-                    self._cap, self._pending, self._pending_pts = cap, img, _pts(cap)
+                    self._cap, self._pending, self._pending_pts = cap, img, pts_of(cap)
                     self.on_status({
                         "type": "camera_restored", "source": str(self.source), "attempt": attempt,
                         "message": f"{self._name()} back after {attempt} attempt(s)",
@@ -159,7 +159,7 @@ class FrameSource:
                     if not self._reopen():
                         raise CameraLostError(f"{self._name()} lost and not back after {self.retry.attempts} attempts")
                     continue
-                pts = _pts(self._cap)
+                pts = pts_of(self._cap)
             yield Frame(image=img, t=self._stamp(pts), index=self._index)
             self._index += 1
 
@@ -183,8 +183,8 @@ class FrameSource:
         self.close()
 
 
-def _pts(cap: Any) -> float | None:
-    """The timestamp (s) of the frame `cap` just decoded, from the file (None: none given)."""
+def pts_of(cap: Any) -> float | None:
+    """The timestamp (s) of the frame an OpenCV capture just decoded, from the file (None: none given)."""
     try:
         ms = float(cap.get(0))  # cv2.CAP_PROP_POS_MSEC
     except Exception:  # a stand-in capture without properties
@@ -206,11 +206,6 @@ class FileClock:
         if pts is not None:
             self._last = pts
         return frame_time(index, self.fps, pts)
-
-
-def pts_of(cap: Any) -> float | None:
-    """The timestamp (s) of the frame an OpenCV capture just decoded (None: none given)."""
-    return _pts(cap)
 
 
 def frame_time(index: int, fps: float, pts: float | None) -> float:

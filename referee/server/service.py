@@ -126,6 +126,8 @@ class GameService:
         if camera and isinstance(event.get("t"), (int, float)):
             self._camera_t = float(event["t"])
             self.late.expire(self._camera_t)
+            held = {id(e) for _, e in self.late.held}  # who sent each held event: only while held
+            self._held_source = {k: v for k, v in self._held_source.items() if k in held}
         # A camera move refused for turn order is held (read late: the earlier move may come);
         # so is a person's close or fold (a declaration made while the camera has not yet seen
         # the opponent's last card is taken once it has), at the camera's last time. A person's
@@ -167,6 +169,7 @@ class GameService:
     def _undo(self) -> Outcome:
         undone = self._session.undo()
         self.late.clear()  # held moves were judged against the state just undone
+        self._held_source.clear()
         if undone is None:
             raise LookupError("Nothing to undo.")
         event = jsonable(undone)
@@ -197,6 +200,7 @@ class GameService:
         new_game(header)  # a bad header is refused before the current game is touched
         self._close()
         self.late.clear()
+        self._held_source.clear()
         archive_game(self.db_path)
         self.requested_header = header
         self._session = Session.create(self.db_path, header)

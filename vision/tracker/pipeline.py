@@ -672,7 +672,7 @@ class TablePipeline:
             zones[name] = ZoneCards(name, f.cards, f.confidences, f.occluded)
         for seat, st in self.reveals.seats.items():  # a reveal in progress: what is read so far
             cards = st.hand or st.last or ()
-            conf = st.confidence or tuple(round(st.conf.get(c, (0.0, 0))[0] / max(1, st.conf.get(c, (0.0, 0))[1]), 4) for c in cards)
+            conf = st.confidence or tuple(round(total / max(1, n), 4) for total, n in (st.conf.get(c, (0.0, 0)) for c in cards))
             zones[f"reveal:{seat}"] = ZoneCards(f"reveal:{seat}", tuple(cards), tuple(conf), self._runs.get(f"reveal:{seat}", _ZoneRun()).covered)
         if self.khmer_table is not None:
             # Stacked piles show only their top card: what they hold comes from the steals.
